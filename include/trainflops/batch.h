@@ -1,0 +1,39 @@
+// `trainflops batch`: one JSON record in, one JSON result out. A record is a
+// reference vector without its answer (../shared/reference/README.md):
+//   {"args": {...Megatron-LM arguments...}, "mode": "megatron" | "model",
+//    and one workload: "batch_size" (BSHD of args.seq_length tokens), "docs"
+//    (packed lengths) or "total_real_tokens" + "seqlen_squared_sum"}
+#ifndef TRAINFLOPS_BATCH_H_
+#define TRAINFLOPS_BATCH_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+#include "trainflops/workload.h"
+
+namespace trainflops {
+
+struct CountRequest {
+  Model model;
+  Workload workload;
+  Mode mode = Mode::kMegatron;
+};
+
+// Parses one record. With both documents and aggregates (as in the reference
+// vectors), megatron mode reads the aggregates after checking that they match
+// the documents, and the exact modes read the documents.
+Result<CountRequest> parse_count_request(std::string_view record_json);
+
+// The result line for one record, without a newline:
+//   {"flops": <number>}                       megatron mode
+//   {"flops": <number>, "exact": "<integer>"} exact modes
+//   {"error": "<message>"}                    anything invalid
+std::string batch_result_line(std::string_view record_json);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_BATCH_H_

@@ -1,0 +1,35 @@
+// The parts a FLOPs count is broken down into.
+#ifndef TRAINFLOPS_COMPONENT_H_
+#define TRAINFLOPS_COMPONENT_H_
+
+#include <array>
+#include <string_view>
+
+namespace trainflops {
+
+enum class Component {
+  kAttentionProjections,  // q/k/v/gate/output projections, MLA down/up projections
+  kCoreAttention,         // QK^T and softmax(QK^T)V over the causal pairs
+  kMlp,                   // dense MLP layers
+  kMoeRouted,             // routed experts, with their latent projections
+  kMoeShared,             // the shared expert
+  kMamba,                 // Mamba-2 projections, convolution and scan
+  kGatedDeltaNet,         // gated delta net projections, convolution and delta rule
+  kGatedDeltaProduct,     // gated delta product layers
+  kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
+  kLogits,                // output layer, main and every MTP depth
+};
+
+inline constexpr std::array kAllComponents = {
+    Component::kAttentionProjections, Component::kCoreAttention, Component::kMlp,
+    Component::kMoeRouted,            Component::kMoeShared,     Component::kMamba,
+    Component::kGatedDeltaNet,        Component::kGatedDeltaProduct, Component::kMtp,
+    Component::kLogits,
+};
+
+// Stable snake_case names, used as keys in JSON and CSV output.
+std::string_view component_name(Component component);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_COMPONENT_H_

@@ -1,0 +1,107 @@
+// Counting: the FLOPs of one training iteration of a model over a workload,
+// with the breakdown by component and by layer.
+#ifndef TRAINFLOPS_COUNT_H_
+#define TRAINFLOPS_COUNT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/component.h"
+#include "trainflops/int128.h"
+#include "trainflops/layer_flops.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+#include "trainflops/statistic.h"
+#include "trainflops/workload.h"
+
+namespace trainflops {
+
+enum class Mode {
+  kMegatron,  // Megatron-LM's num_floating_point_operations: documents reduced to T and S2
+  kModel,     // the same definitions counted exactly per document, in integers
+};
+
+// "megatron" or "model"; parse_mode() names the accepted values in its error.
+std::string_view mode_name(Mode mode);
+Result<Mode> parse_mode(std::string_view text);
+
+// A FLOPs figure: `value` always; `exact` in the exact modes.
+struct Flops {
+  double value = 0;
+  std::optional<Int128> exact;
+};
+
+struct ComponentFlops {
+  Component component;
+  Flops flops;
+};
+
+// One row of the per-layer breakdown: a decoder layer ("decoder.1", 1-based),
+// an MTP layer ("mtp1.1"), an MTP projection ("mtp1.projection") or the
+// output layer ("logits", every head).
+struct LayerFlops {
+  std::string name;
+  std::string kind;  // layer_kind(), or "projection" / "logits"
+  Flops flops;
+  std::vector<ComponentFlops> components;  // non-zero ones, in Component order
+};
+
+// FLOPs of one training iteration (forward and backward) over the workload.
+// The components sum to the total, and so do the layers: exactly in the exact
+// modes; in megatron mode each is a double that sums to the total within
+// rounding (relative 1e-15).
+struct Report {
+  Mode mode = Mode::kMegatron;
+  Flops total;
+  Int128 tokens = 0;       // T
+  double per_token = 0;    // total / T
+  std::vector<ComponentFlops> components;  // non-zero ones, in Component order
+  std::vector<LayerFlops> layers;
+};
+
+// A model prepared for counting in one mode: its terms are built once, so that
+// counting many workloads costs little more than one multiply-add per
+// distinct statistic.
+class FlopsCounter {
+ public:
+  // Validates the model.
+  static Result<FlopsCounter> create(const Model& model, Mode mode);
+
+  // Total FLOPs of one iteration. Errors: an invalid workload; aggregates in
+  // an exact mode; a count that does not fit in 128 bits.
+  Result<Flops> total(const Workload& workload) const;
+
+  // The total with its breakdown by component and by layer.
+  Result<Report> report(const Workload& workload) const;
+
+  Mode mode() const { return mode_; }
+
+ private:
+  struct Row {
+    std::string name;
+    std::string kind;
+    Terms terms;
+  };
+
+  FlopsCounter(Mode mode, std::vector<Row> rows);
+
+  // The value of every distinct statistic over the workload, exact or estimated.
+  struct StatisticValues;
+  Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
+  Result<Flops> total_of(const StatisticValues& values) const;
+
+  Mode mode_;
+  std::vector<Row> rows_;
+  std::vector<Statistic> statistics_;        // distinct, sorted
+  std::vector<Int128> exact_coefficients_;   // per statistic: sum of flops * executions
+  std::vector<double> megatron_coefficients_;
+};
+
+// One-shot convenience: FlopsCounter::create(model, mode).report(workload).
+Result<Report> count(const Model& model, const Workload& workload, Mode mode);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_COUNT_H_

@@ -1,0 +1,37 @@
+// Megatron-LM's hybrid layer pattern (SPEC §2): one symbol per layer,
+//   M  Mamba-2 (or gated delta product, by layer spec)   G  gated delta net
+//   *  attention (MHA/GQA)    +  MLA attention    -  dense MLP    E  MoE
+// `|` separates pipeline stages and `[` `]` group layers; both are ignored for
+// counting. `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
+#ifndef TRAINFLOPS_HYBRID_PATTERN_H_
+#define TRAINFLOPS_HYBRID_PATTERN_H_
+
+#include <string_view>
+#include <vector>
+
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+enum class LayerSymbol : char {
+  kMamba = 'M',
+  kGatedDeltaNet = 'G',
+  kAttention = '*',
+  kMla = '+',
+  kMlp = '-',
+  kMoe = 'E',
+};
+
+struct HybridPattern {
+  std::vector<LayerSymbol> main;                     // `|`, `[`, `]` removed
+  std::vector<std::vector<LayerSymbol>> mtp_depths;  // all equal
+};
+
+// Errors (the message quotes the pattern): a symbol outside the alphabet and
+// its position, unbalanced brackets, an empty main pattern or MTP depth, MTP
+// depths that differ, `*` together with `+`.
+Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_HYBRID_PATTERN_H_

@@ -1,0 +1,30 @@
+// Exact integer arithmetic for the exact modes: signed 128-bit values whose
+// every operation detects overflow instead of wrapping.
+#ifndef TRAINFLOPS_INT128_H_
+#define TRAINFLOPS_INT128_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trainflops {
+
+using Int128 = __int128;
+
+// Each returns nullopt when the exact result does not fit in Int128.
+std::optional<Int128> checked_add(Int128 a, Int128 b);
+std::optional<Int128> checked_mul(Int128 a, Int128 b);
+
+// Decimal text of `value`, e.g. "-170141183460469231731687303715884105728".
+std::string to_decimal(Int128 value);
+
+// Parses an optionally signed decimal integer; nullopt on any other text or
+// when the value does not fit.
+std::optional<Int128> parse_decimal(std::string_view text);
+
+// Nearest double (round to nearest, ties to even).
+double to_double(Int128 value);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_INT128_H_

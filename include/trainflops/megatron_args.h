@@ -1,0 +1,95 @@
+// Megatron-LM's arguments, as its `num_floating_point_operations` reads them
+// (the `args` namespace after argument validation), and their translation into
+// a model description.
+#ifndef TRAINFLOPS_MEGATRON_ARGS_H_
+#define TRAINFLOPS_MEGATRON_ARGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// An int `f` (every f-th layer) or an explicit 0/1 list, one entry per layer.
+using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
+
+// X(type, name): every argument trainflops reads, by Megatron-LM's name.
+#define TRAINFLOPS_MEGATRON_ARGS(X)                          \
+  X(std::int64_t, num_layers)                                \
+  X(std::int64_t, hidden_size)                               \
+  X(std::int64_t, ffn_hidden_size)                           \
+  X(std::int64_t, num_attention_heads)                       \
+  X(bool, group_query_attention)                             \
+  X(std::int64_t, num_query_groups)                          \
+  X(std::int64_t, kv_channels)                               \
+  X(bool, attention_output_gate)                             \
+  X(bool, swiglu)                                            \
+  X(std::int64_t, padded_vocab_size)                         \
+  X(std::int64_t, seq_length)                                \
+  X(std::int64_t, num_experts)                               \
+  X(LayerFrequency, moe_layer_freq)                          \
+  X(std::int64_t, moe_router_topk)                           \
+  X(std::int64_t, moe_ffn_hidden_size)                       \
+  X(std::int64_t, moe_shared_expert_intermediate_size)       \
+  X(std::int64_t, moe_latent_size)                           \
+  X(std::int64_t, mtp_num_layers)                            \
+  X(bool, multi_latent_attention)                            \
+  X(std::int64_t, q_lora_rank)                               \
+  X(std::int64_t, kv_lora_rank)                              \
+  X(std::int64_t, qk_head_dim)                               \
+  X(std::int64_t, qk_pos_emb_head_dim)                       \
+  X(std::int64_t, v_head_dim)                                \
+  X(std::string, experimental_attention_variant)             \
+  X(LayerFrequency, linear_attention_freq)                   \
+  X(std::int64_t, linear_key_head_dim)                       \
+  X(std::int64_t, linear_value_head_dim)                     \
+  X(std::int64_t, linear_num_key_heads)                      \
+  X(std::int64_t, linear_num_value_heads)                    \
+  X(std::int64_t, linear_conv_kernel_dim)                    \
+  X(std::string, hybrid_layer_pattern)                       \
+  X(std::int64_t, mamba_state_dim)                           \
+  X(std::int64_t, mamba_head_dim)                            \
+  X(std::int64_t, mamba_num_groups)                          \
+  X(std::int64_t, mamba_num_heads)                           \
+  X(std::int64_t, gdp_num_householder)                       \
+  X(std::vector<std::string>, spec)
+
+// Unset members are Megatron's None. Booleans that are unset read as false.
+struct MegatronArgs {
+#define TRAINFLOPS_DECLARE_ARG(type, name) std::optional<type> name;
+  TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_DECLARE_ARG)
+#undef TRAINFLOPS_DECLARE_ARG
+};
+
+// Calls visit(name, member) for every argument, in declaration order.
+template <typename Args, typename Visitor>
+void for_each_megatron_arg(Args& args, Visitor&& visit) {
+#define TRAINFLOPS_VISIT_ARG(type, name) visit(std::string_view(#name), args.name);
+  TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_VISIT_ARG)
+#undef TRAINFLOPS_VISIT_ARG
+}
+
+// Parses a JSON object of Megatron-LM arguments, e.g. the `args` of a
+// reference vector. `null` or an absent key is unset. Keys trainflops does not
+// read are accepted and returned in `ignored` (they do not change FLOPs).
+struct ParsedMegatronArgs {
+  MegatronArgs args;
+  std::vector<std::string> ignored;
+};
+Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text);
+
+// Builds the model Megatron-LM's accounting sees: the standard transformer
+// path, or the hybrid path when hybrid_layer_pattern is set. Fails with the
+// field, value and rule for anything Megatron would reject or that would make
+// the count meaningless (missing sizes, list lengths, unknown variants).
+Result<Model> model_from_megatron_args(const MegatronArgs& args);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_MEGATRON_ARGS_H_

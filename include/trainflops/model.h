@@ -1,0 +1,129 @@
+// The model description: one explicit, validated account of the network that
+// every input format (Megatron-LM arguments or flags, the native config) is
+// turned into before anything is counted. The formulas read only this.
+//
+// All sizes are element counts (not bytes). Every layer is a mixer (token
+// mixing: attention, a state-space or linear-attention block), a channel mixer
+// (MLP or MoE), or both, as in a standard transformer block.
+#ifndef TRAINFLOPS_MODEL_H_
+#define TRAINFLOPS_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// Multi-head or grouped-query softmax attention (hybrid symbol `*`).
+struct GqaAttention {
+  std::int64_t num_heads = 0;         // n
+  std::int64_t num_query_groups = 0;  // g; equal to num_heads for multi-head attention
+  // kv_channels. Unset only for models imported from Megatron-LM's hybrid
+  // path without kv_channels: the query width is then the hidden size and the
+  // key/value width hidden_size * g / n (Megatron's convention), which the
+  // exact modes round down when it is not an integer.
+  std::optional<std::int64_t> head_dim;
+  bool output_gate = false;  // a sigmoid gate of the query width on the output
+};
+
+// Multi-latent attention (DeepSeek-V2/V3, hybrid symbol `+`).
+struct MlaAttention {
+  std::int64_t num_heads = 0;
+  std::optional<std::int64_t> q_lora_rank;  // unset: queries projected from the hidden state
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_head_dim = 0;          // non-rotary part of a query/key head
+  std::int64_t qk_pos_emb_head_dim = 0;  // rotary part
+  std::int64_t v_head_dim = 0;
+};
+
+// Gated delta net linear attention (hybrid symbol `G`).
+struct GatedDeltaNet {
+  enum class Variant { kGdn, kGdn2 };
+  Variant variant = Variant::kGdn;
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t num_key_heads = 0;
+  std::int64_t num_value_heads = 0;
+  std::int64_t conv_kernel_dim = 0;
+};
+
+// Mamba-2 state-space mixer (hybrid symbol `M`).
+struct Mamba2 {
+  std::int64_t inner_dim = 0;  // d, usually 2 * hidden_size
+  std::int64_t num_heads = 0;
+  std::int64_t num_groups = 0;
+  std::int64_t state_dim = 0;
+};
+
+// Gated delta product (symbol `M` under a gated-delta-product layer spec).
+struct GatedDeltaProduct {
+  std::int64_t inner_dim = 0;
+  std::int64_t num_heads = 0;
+  std::int64_t num_groups = 0;
+  std::int64_t state_dim = 0;
+  std::int64_t num_householder = 0;  // H
+};
+
+using Mixer = std::variant<GqaAttention, MlaAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct>;
+
+// Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
+// projection of twice the width when `gated`.
+struct DenseMlp {
+  std::int64_t ffn_hidden_size = 0;
+  bool gated = false;
+};
+
+// Mixture of experts (hybrid symbol `E`). Each token runs `topk` routed experts
+// of `expert_ffn_hidden_size`, plus the shared expert when its size is set.
+struct Moe {
+  std::optional<std::int64_t> num_experts;  // does not change FLOPs; kept for reports
+  std::int64_t topk = 0;
+  std::int64_t expert_ffn_hidden_size = 0;
+  std::optional<std::int64_t> shared_expert_ffn_hidden_size;
+  // Routed experts run in a latent space of this size, entered and left through
+  // h x latent projections.
+  std::optional<std::int64_t> latent_size;
+  bool gated = false;
+};
+
+using ChannelMixer = std::variant<DenseMlp, Moe>;
+
+struct Layer {
+  std::optional<Mixer> mixer;                  // at least one of the two is set
+  std::optional<ChannelMixer> channel_mixer;
+};
+
+// Which of Megatron-LM's two accounting functions reproduces this model in
+// `megatron` mode. The hybrid one omits the MTP projections and ignores the
+// attention output gate; the exact modes count both on either path.
+enum class MegatronPath { kStandard, kHybrid };
+
+struct Model {
+  std::int64_t hidden_size = 0;
+  std::int64_t vocab_size = 0;  // the padded vocabulary the logits are computed over
+  std::vector<Layer> layers;    // the decoder, in order
+  // Multi-token prediction: one entry per depth, each with its own layers. Every
+  // depth also has a 2h -> h projection with norms and its own logits.
+  std::vector<std::vector<Layer>> mtp_depths;
+  MegatronPath megatron_path = MegatronPath::kStandard;
+};
+
+// Checks every size of `model` (positive, groups dividing heads, ...). Errors
+// name the field by its path, e.g.
+//   "layers[3].mixer.num_heads = 0: must be a positive integer".
+Status validate(const Model& model);
+
+// Short names used in reports: "gqa", "mla", "gdn", "gdn2", "mamba2", "gdp";
+// "mlp", "moe".
+std::string mixer_kind(const Mixer& mixer);
+std::string channel_mixer_kind(const ChannelMixer& channel_mixer);
+// "mla+moe", "mamba2", "mlp", ...
+std::string layer_kind(const Layer& layer);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_MODEL_H_

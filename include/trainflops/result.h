@@ -1,0 +1,65 @@
+// Result<T>: a value or an Error. The library reports every failure this way;
+// nothing in the public API throws, prints or exits.
+#ifndef TRAINFLOPS_RESULT_H_
+#define TRAINFLOPS_RESULT_H_
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace trainflops {
+
+// A failure with a message meant for the user. Messages name the field, the
+// offending value and the rule it breaks, e.g.
+//   "num_layers = 0: must be a positive integer".
+class Error {
+ public:
+  explicit Error(std::string message) : message_(std::move(message)) {}
+  const std::string& message() const { return message_; }
+
+  // Prefixes the message with where the error happened ("record 3: ...").
+  Error context(const std::string& where) const { return Error(where + ": " + message_); }
+
+ private:
+  std::string message_;
+};
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}    // NOLINT: implicit by design
+
+  bool ok() const { return state_.index() == 0; }
+  // Preconditions: ok() for value(), !ok() for error().
+  const T& value() const& { return std::get<0>(state_); }
+  T& value() & { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  const Error& error() const { return std::get<1>(state_); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+// For operations that produce no value.
+struct Ok {};
+using Status = Result<Ok>;
+
+}  // namespace trainflops
+
+// Returns the error of `expr` from the enclosing function, or binds its value.
+#define TRAINFLOPS_CONCAT_INNER(a, b) a##b
+#define TRAINFLOPS_CONCAT(a, b) TRAINFLOPS_CONCAT_INNER(a, b)
+#define TRAINFLOPS_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                     \
+  if (!tmp.ok()) return tmp.error();                     \
+  lhs = std::move(tmp).value()
+#define TRAINFLOPS_ASSIGN_OR_RETURN(lhs, expr) \
+  TRAINFLOPS_ASSIGN_OR_RETURN_IMPL(TRAINFLOPS_CONCAT(result_, __LINE__), lhs, expr)
+#define TRAINFLOPS_RETURN_IF_ERROR(expr)          \
+  do {                                            \
+    auto status_ = (expr);                        \
+    if (!status_.ok()) return status_.error();    \
+  } while (false)
+
+#endif  // TRAINFLOPS_RESULT_H_

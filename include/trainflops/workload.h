@@ -1,0 +1,59 @@
+// What one training iteration processes: the global batch.
+#ifndef TRAINFLOPS_WORKLOAD_H_
+#define TRAINFLOPS_WORKLOAD_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "trainflops/int128.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// BSHD: `batch_size` sequences of `seq_length` tokens, each one causal document.
+struct Bshd {
+  std::int64_t batch_size = 0;
+  std::int64_t seq_length = 0;
+};
+
+// THD: packed documents, by their real lengths (no padding).
+struct PackedDocuments {
+  std::vector<std::int64_t> lengths;
+};
+
+// Only the aggregates Megatron-LM all-reduces: T = sum L and S2 = sum L^2.
+// They allow the `megatron` mode only.
+struct SequenceAggregates {
+  Int128 total_tokens = 0;
+  Int128 squared_sum = 0;
+};
+
+using Workload = std::variant<Bshd, PackedDocuments, SequenceAggregates>;
+
+// Checks sizes: positive batch and length; document lengths >= 0 with at least
+// one token in all; aggregates with 0 < T <= S2 <= T^2 (what any list of
+// lengths satisfies).
+Status validate(const Workload& workload);
+
+// Total tokens T of the batch (exact).
+Int128 total_tokens(const Workload& workload);
+
+// Document lengths from `cu_seqlens` (cumulative offsets starting at 0, as
+// used by variable-length attention kernels): the differences of consecutive
+// entries. Errors name the first entry that is negative or decreasing.
+Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std::int64_t>& cu_seqlens);
+
+// Reads cu_seqlens from a file: NumPy .npy (int32 or int64, little-endian, one
+// dimension) when the name ends in .npy, else text with integers separated by
+// whitespace or commas (brackets allowed, as print() writes a list).
+Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path);
+
+// "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
+std::string describe(const Workload& workload);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_WORKLOAD_H_

@@ -1,0 +1,127 @@
+#include "trainflops/batch.h"
+
+#include <nlohmann/json.hpp>
+
+#include "megatron_args_json.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::json;
+
+std::string shown(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+Result<std::int64_t> read_int(const json& record, const char* key) {
+  const json& value = record.at(key);
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+    return Error(std::string(key) + " = " + shown(value) + ": must be a 64-bit integer");
+  }
+  return value.get<std::int64_t>();
+}
+
+// Aggregates can exceed 64 bits; they may be written as decimal strings too.
+Result<Int128> read_wide_int(const json& record, const char* key) {
+  const json& value = record.at(key);
+  if (value.is_string()) {
+    if (auto parsed = parse_decimal(value.get<std::string>())) return *parsed;
+  } else if (value.is_number_unsigned()) {
+    return Int128{value.get<std::uint64_t>()};
+  } else if (value.is_number_integer()) {
+    return Int128{value.get<std::int64_t>()};
+  }
+  return Error(std::string(key) + " = " + shown(value) + ": must be an integer (a number or a decimal string)");
+}
+
+Result<PackedDocuments> read_docs(const json& record) {
+  const json& docs = record.at("docs");
+  if (!docs.is_array()) return Error("docs = " + shown(docs) + ": must be a list of document lengths");
+  PackedDocuments packed;
+  packed.lengths.reserve(docs.size());
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const json& length = docs[i];
+    if (!length.is_number_integer() ||
+        (length.is_number_unsigned() && length.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+      return Error("docs[" + std::to_string(i) + "] = " + shown(length) + ": must be a 64-bit integer");
+    }
+    packed.lengths.push_back(length.get<std::int64_t>());
+  }
+  return packed;
+}
+
+Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs& args) {
+  const bool has_batch = record.contains("batch_size");
+  const bool has_docs = record.contains("docs");
+  const bool has_tokens = record.contains("total_real_tokens");
+  const bool has_squares = record.contains("seqlen_squared_sum");
+  if (has_tokens != has_squares) {
+    return Error(std::string(has_tokens ? "seqlen_squared_sum" : "total_real_tokens") +
+                 " is missing: total_real_tokens and seqlen_squared_sum come together");
+  }
+  if (has_batch && (has_docs || has_tokens)) {
+    return Error("batch_size: give one workload, either batch_size or docs or total_real_tokens + seqlen_squared_sum");
+  }
+  if (has_batch) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t batch_size, read_int(record, "batch_size"));
+    if (!args.seq_length) return Error("args.seq_length is missing: required with batch_size (BSHD)");
+    return Workload{Bshd{batch_size, *args.seq_length}};
+  }
+  std::optional<Workload> docs;
+  if (has_docs) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(docs, read_docs(record));
+  }
+  if (!has_tokens) {
+    if (!docs) return Error("the record has no workload: give batch_size, docs, or total_real_tokens + seqlen_squared_sum");
+    return *docs;
+  }
+  SequenceAggregates aggregates;
+  TRAINFLOPS_ASSIGN_OR_RETURN(aggregates.total_tokens, read_wide_int(record, "total_real_tokens"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(aggregates.squared_sum, read_wide_int(record, "seqlen_squared_sum"));
+  if (docs) {
+    Int128 tokens = 0, squares = 0;
+    for (std::int64_t length : std::get<PackedDocuments>(*docs).lengths) {
+      tokens += length;
+      squares += Int128{length} * length;  // lengths < 2^63, count < 2^60: fits
+    }
+    if (tokens != aggregates.total_tokens || squares != aggregates.squared_sum) {
+      return Error("total_real_tokens = " + to_decimal(aggregates.total_tokens) + ", seqlen_squared_sum = " +
+                   to_decimal(aggregates.squared_sum) + ": do not match docs (sum " + to_decimal(tokens) +
+                   ", sum of squares " + to_decimal(squares) + ")");
+    }
+    if (mode != Mode::kMegatron) return *docs;
+  }
+  return Workload{aggregates};
+}
+
+}  // namespace
+
+Result<CountRequest> parse_count_request(std::string_view record_json) {
+  const json record = json::parse(record_json, nullptr, /*allow_exceptions=*/false);
+  if (record.is_discarded()) return Error("not valid JSON");
+  if (!record.is_object()) return Error("a record must be a JSON object, got " + shown(record));
+  if (!record.contains("args")) return Error("args is missing: every record needs the model's Megatron-LM arguments");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs args, megatron_args_from_json(record.at("args")));
+  CountRequest request;
+  if (!record.contains("mode")) return Error("mode is missing: one of megatron, model");
+  const json& mode = record.at("mode");
+  if (!mode.is_string()) return Error("mode = " + shown(mode) + ": must be one of megatron, model");
+  TRAINFLOPS_ASSIGN_OR_RETURN(request.mode, parse_mode(mode.get<std::string>()));
+  TRAINFLOPS_ASSIGN_OR_RETURN(request.model, model_from_megatron_args(args.args));
+  TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, args.args));
+  return request;
+}
+
+std::string batch_result_line(std::string_view record_json) {
+  auto fail = [](const Error& error) { return json{{"error", error.message()}}.dump(-1, ' ', false, json::error_handler_t::replace); };
+  const Result<CountRequest> request = parse_count_request(record_json);
+  if (!request.ok()) return fail(request.error());
+  const Result<FlopsCounter> counter = FlopsCounter::create(request.value().model, request.value().mode);
+  if (!counter.ok()) return fail(counter.error());
+  const Result<Flops> flops = counter.value().total(request.value().workload);
+  if (!flops.ok()) return fail(flops.error());
+  json out = {{"flops", flops.value().value}};
+  if (flops.value().exact) out["exact"] = to_decimal(*flops.value().exact);
+  return out.dump();
+}
+
+}  // namespace trainflops

@@ -1,0 +1,21 @@
+#include "trainflops/component.h"
+
+namespace trainflops {
+
+std::string_view component_name(Component component) {
+  switch (component) {
+    case Component::kAttentionProjections: return "attention_projections";
+    case Component::kCoreAttention: return "core_attention";
+    case Component::kMlp: return "mlp";
+    case Component::kMoeRouted: return "moe_routed";
+    case Component::kMoeShared: return "moe_shared";
+    case Component::kMamba: return "mamba";
+    case Component::kGatedDeltaNet: return "gated_delta_net";
+    case Component::kGatedDeltaProduct: return "gated_delta_product";
+    case Component::kMtp: return "mtp";
+    case Component::kLogits: return "logits";
+  }
+  return "unknown";
+}
+
+}  // namespace trainflops

@@ -1,0 +1,260 @@
+#include "trainflops/count.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace trainflops {
+namespace {
+
+Convention convention_for(Mode mode, MegatronPath path) {
+  if (mode == Mode::kModel) return Convention::kModel;
+  return path == MegatronPath::kHybrid ? Convention::kMegatronHybrid : Convention::kMegatronStandard;
+}
+
+Error overflow_error(const std::string& what) {
+  return Error(what + " does not fit in 128 bits; the workload is too large to count exactly");
+}
+
+Terms layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention) {
+  Terms terms;
+  if (layer.mixer) terms = mixer_terms(*layer.mixer, hidden_size, convention);
+  if (layer.channel_mixer) {
+    Terms channel = channel_mixer_terms(*layer.channel_mixer, hidden_size);
+    terms.insert(terms.end(), channel.begin(), channel.end());
+  }
+  return terms;
+}
+
+double estimate_of(const Term& term) {
+  return to_double(term.forward_flops) * term.executions / to_double(term.divisor);
+}
+
+// Sum of `length`'s per-document count over a workload's documents.
+Result<Int128> exact_statistic(const Statistic& statistic, const Workload& workload) {
+  if (const auto* bshd = std::get_if<Bshd>(&workload)) {
+    auto per_sequence = document_count(statistic, bshd->seq_length);
+    auto total = per_sequence ? checked_mul(*per_sequence, bshd->batch_size) : std::nullopt;
+    if (!total) return overflow_error("the " + statistic_name(statistic) + " of the batch");
+    return *total;
+  }
+  if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
+    Int128 total = 0;
+    for (std::int64_t length : packed->lengths) {
+      auto count = document_count(statistic, length);
+      auto sum = count ? checked_add(total, *count) : std::nullopt;
+      if (!sum) return overflow_error("the " + statistic_name(statistic) + " of the batch");
+      total = *sum;
+    }
+    return total;
+  }
+  return Error(
+      "model mode counts every document exactly and needs their lengths (docs, cu_seqlens or a "
+      "BSHD batch); total_real_tokens and seqlen_squared_sum allow megatron mode only");
+}
+
+// T and S2 as Megatron-LM sees them.
+Result<std::array<Int128, 2>> aggregates_of(const Workload& workload) {
+  if (const auto* aggregates = std::get_if<SequenceAggregates>(&workload)) {
+    return std::array<Int128, 2>{aggregates->total_tokens, aggregates->squared_sum};
+  }
+  Int128 tokens = 0, squares = 0;
+  auto add_sequence = [&](std::int64_t length, std::int64_t copies) -> Status {
+    const Int128 l = length;
+    auto t = checked_mul(l, copies);
+    auto s = checked_mul(l * l, copies);
+    auto new_tokens = t ? checked_add(tokens, *t) : std::nullopt;
+    auto new_squares = s ? checked_add(squares, *s) : std::nullopt;
+    if (!new_tokens || !new_squares) return overflow_error("the sum of squared lengths");
+    tokens = *new_tokens;
+    squares = *new_squares;
+    return Ok{};
+  };
+  if (const auto* bshd = std::get_if<Bshd>(&workload)) {
+    TRAINFLOPS_RETURN_IF_ERROR(add_sequence(bshd->seq_length, bshd->batch_size));
+  } else {
+    for (std::int64_t length : std::get<PackedDocuments>(workload).lengths) {
+      TRAINFLOPS_RETURN_IF_ERROR(add_sequence(length, 1));
+    }
+  }
+  return std::array<Int128, 2>{tokens, squares};
+}
+
+// Adds `value` to the accumulator for `component`.
+class ComponentSums {
+ public:
+  Status add(Component component, double estimate, const std::optional<Int128>& exact) {
+    Flops& sum = sums_[static_cast<std::size_t>(component)];
+    sum.value += estimate;
+    if (exact) {
+      auto next = checked_add(sum.exact.value_or(0), *exact);
+      if (!next) return overflow_error("the FLOPs of " + std::string(component_name(component)));
+      sum.exact = *next;
+    }
+    present_[static_cast<std::size_t>(component)] = true;
+    return Ok{};
+  }
+
+  // The components that received a term, in Component order. Exact sums
+  // replace the running double by the correctly rounded exact value.
+  std::vector<ComponentFlops> list() const {
+    std::vector<ComponentFlops> out;
+    for (Component c : kAllComponents) {
+      const auto i = static_cast<std::size_t>(c);
+      if (!present_[i]) continue;
+      Flops flops = sums_[i];
+      if (flops.exact) flops.value = to_double(*flops.exact);
+      out.push_back({c, flops});
+    }
+    return out;
+  }
+
+ private:
+  std::array<Flops, kAllComponents.size()> sums_{};
+  std::array<bool, kAllComponents.size()> present_{};
+};
+
+}  // namespace
+
+std::string_view mode_name(Mode mode) { return mode == Mode::kModel ? "model" : "megatron"; }
+
+Result<Mode> parse_mode(std::string_view text) {
+  if (text == "megatron") return Mode::kMegatron;
+  if (text == "model") return Mode::kModel;
+  return Error("mode = \"" + std::string(text) + "\": must be one of megatron, model");
+}
+
+struct FlopsCounter::StatisticValues {
+  std::vector<Int128> exact;     // exact modes
+  std::vector<double> estimate;  // megatron mode
+  Int128 tokens = 0;
+};
+
+FlopsCounter::FlopsCounter(Mode mode, std::vector<Row> rows) : mode_(mode), rows_(std::move(rows)) {
+  std::map<Statistic, std::pair<Int128, double>> coefficients;
+  for (const Row& row : rows_) {
+    for (const Term& term : row.terms) {
+      auto& [exact, estimate] = coefficients[term.per];
+      exact += term.forward_flops * term.executions;  // sizes are capped: no overflow here
+      estimate += estimate_of(term);
+    }
+  }
+  for (const auto& [statistic, coefficient] : coefficients) {
+    statistics_.push_back(statistic);
+    exact_coefficients_.push_back(coefficient.first);
+    megatron_coefficients_.push_back(coefficient.second);
+  }
+}
+
+Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode) {
+  TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  const Convention convention = convention_for(mode, model.megatron_path);
+  const std::int64_t h = model.hidden_size;
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& layer = model.layers[i];
+    rows.push_back({"decoder." + std::to_string(i + 1), layer_kind(layer), layer_terms(layer, h, convention)});
+  }
+  for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
+    const std::string depth = "mtp" + std::to_string(d + 1);
+    if (convention != Convention::kMegatronHybrid) {
+      rows.push_back({depth + ".projection", "projection", mtp_projection_terms(h)});
+    }
+    for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
+      const Layer& layer = model.mtp_depths[d][i];
+      rows.push_back({depth + "." + std::to_string(i + 1), layer_kind(layer), layer_terms(layer, h, convention)});
+    }
+  }
+  Row logits{"logits", "logits", {}};
+  for (std::size_t head = 0; head <= model.mtp_depths.size(); ++head) {
+    Terms one_head = logits_terms(h, model.vocab_size);
+    logits.terms.insert(logits.terms.end(), one_head.begin(), one_head.end());
+  }
+  rows.push_back(std::move(logits));
+  return FlopsCounter(mode, std::move(rows));
+}
+
+Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
+  TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
+  StatisticValues values;
+  values.tokens = total_tokens(workload);
+  if (mode_ == Mode::kMegatron) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
+    for (const Statistic& statistic : statistics_) {
+      values.estimate.push_back(
+          megatron_estimate(statistic, to_double(aggregates[0]), to_double(aggregates[1])));
+    }
+    return values;
+  }
+  for (const Statistic& statistic : statistics_) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 value, exact_statistic(statistic, workload));
+    values.exact.push_back(value);
+  }
+  return values;
+}
+
+Result<Flops> FlopsCounter::total(const Workload& workload) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  return total_of(values);
+}
+
+Result<Flops> FlopsCounter::total_of(const StatisticValues& values) const {
+  if (mode_ == Mode::kMegatron) {
+    double sum = 0;
+    for (std::size_t i = 0; i < statistics_.size(); ++i) sum += megatron_coefficients_[i] * values.estimate[i];
+    return Flops{sum, std::nullopt};
+  }
+  Int128 sum = 0;
+  for (std::size_t i = 0; i < statistics_.size(); ++i) {
+    auto product = checked_mul(exact_coefficients_[i], values.exact[i]);
+    auto next = product ? checked_add(sum, *product) : std::nullopt;
+    if (!next) return overflow_error("the FLOPs of the iteration");
+    sum = *next;
+  }
+  return Flops{to_double(sum), sum};
+}
+
+Result<Report> FlopsCounter::report(const Workload& workload) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total_flops, total_of(values));
+  const bool exact = mode_ != Mode::kMegatron;
+  Report report;
+  report.mode = mode_;
+  report.total = total_flops;
+  report.tokens = values.tokens;
+  report.per_token = total_flops.value / to_double(values.tokens);
+  ComponentSums model_sums;
+  for (const Row& row : rows_) {
+    ComponentSums row_sums;
+    for (const Term& term : row.terms) {
+      const auto index = static_cast<std::size_t>(
+          std::lower_bound(statistics_.begin(), statistics_.end(), term.per) - statistics_.begin());
+      std::optional<Int128> exact_value;
+      double estimate = 0;
+      if (exact) {
+        exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
+        if (!exact_value) return overflow_error("the FLOPs of " + row.name);
+      } else {
+        estimate = estimate_of(term) * values.estimate[index];
+      }
+      TRAINFLOPS_RETURN_IF_ERROR(row_sums.add(term.component, estimate, exact_value));
+      TRAINFLOPS_RETURN_IF_ERROR(model_sums.add(term.component, estimate, exact_value));
+    }
+    LayerFlops layer{row.name, row.kind, {}, row_sums.list()};
+    for (const ComponentFlops& part : layer.components) {
+      layer.flops.value += part.flops.value;
+      if (part.flops.exact) layer.flops.exact = layer.flops.exact.value_or(0) + *part.flops.exact;
+    }
+    if (layer.flops.exact) layer.flops.value = to_double(*layer.flops.exact);
+    report.layers.push_back(std::move(layer));
+  }
+  report.components = model_sums.list();
+  return report;
+}
+
+Result<Report> count(const Model& model, const Workload& workload, Mode mode) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode));
+  return counter.report(workload);
+}
+
+}  // namespace trainflops

@@ -1,0 +1,140 @@
+#include "trainflops/layer_flops.h"
+
+namespace trainflops {
+namespace {
+
+// A GEMM (or convolution) of `fmas` multiply-adds per unit that trains normally.
+Term trained_gemm(Component component, Statistic per, Int128 fmas) {
+  return Term{component, per, kFlopsPerFma * fmas, 1, kTrainingExpansion};
+}
+
+// Work Megatron-LM counts in FLOPs rather than FMAs (the Mamba scan), trained
+// with the same expansion.
+Term trained_flops(Component component, Statistic per, Int128 flops) {
+  return Term{component, per, flops, 1, kTrainingExpansion};
+}
+
+Int128 gated_width_factor(bool gated) { return gated ? 3 : 2; }
+
+}  // namespace
+
+Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Convention convention) {
+  const Int128 h = hidden_size, n = a.num_heads, g = a.num_query_groups;
+  const bool counts_gate = a.output_gate && convention != Convention::kMegatronHybrid;
+  if (!a.head_dim) {
+    // Query width h, key/value width h*g/n: fractional in Megatron's count,
+    // rounded down in the exact ones.
+    const Int128 q = h;
+    const Int128 gate = counts_gate ? q : 0;
+    Term projections = trained_gemm(Component::kAttentionProjections, kTokens, h * (q + gate) + q * h);
+    if (convention == Convention::kModel) {
+      projections.forward_flops += kFlopsPerFma * h * 2 * (h * g / n);
+    } else {
+      projections.forward_flops = projections.forward_flops * n + kFlopsPerFma * h * 2 * h * g;
+      projections.divisor = n;
+    }
+    return {projections, trained_gemm(Component::kCoreAttention, kCausalPairs, 2 * q)};
+  }
+  const Int128 q = *a.head_dim * n, kv = *a.head_dim * g;
+  const Int128 gate = counts_gate ? q : 0;
+  return {
+      trained_gemm(Component::kAttentionProjections, kTokens, h * (q + 2 * kv + gate) + q * h),
+      // QK^T and the product with V, q multiply-adds each per (query, key) pair.
+      trained_gemm(Component::kCoreAttention, kCausalPairs, 2 * q),
+  };
+}
+
+Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size) {
+  const Int128 h = hidden_size, n = a.num_heads;
+  const Int128 qk = a.qk_head_dim, rope = a.qk_pos_emb_head_dim, v = a.v_head_dim;
+  const Int128 kv_lora = a.kv_lora_rank;
+  // The `+ 1` terms are the q and kv LoRA norms, as Megatron-LM counts them.
+  const Int128 query = a.q_lora_rank ? *a.q_lora_rank * (h + n * (qk + rope) + 1) : h * n * (qk + rope);
+  const Int128 key_value = kv_lora * (h + n * (qk + v) + 1) + h * rope;
+  const Int128 output = n * v * h;
+  return {
+      trained_gemm(Component::kAttentionProjections, kTokens, query + key_value + output),
+      trained_gemm(Component::kCoreAttention, kCausalPairs, n * (qk + rope) + n * v),
+  };
+}
+
+Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
+  const Int128 h = hidden_size;
+  const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
+  const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
+  const Int128 nv = g.num_value_heads, v_head = g.value_head_dim;
+  const Int128 in_projection =
+      g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim : 2 * qk_dim + 2 * v_dim + 2 * nv;
+  const Int128 conv = Int128{g.conv_kernel_dim} * (2 * qk_dim + v_dim);
+  // KK^T, VK^T, S(a(I - bKK^T)) and SQ.
+  const Int128 delta_rule = 4 * nv * v_head * v_head;
+  return {trained_gemm(Component::kGatedDeltaNet, kTokens, h * in_projection + conv + delta_rule + h * v_dim)};
+}
+
+Terms mamba2_terms(const Mamba2& m, std::int64_t hidden_size) {
+  const Int128 h = hidden_size, d = m.inner_dim;
+  const Int128 in_projection = h * (2 * d + 2 * Int128{m.num_groups} * m.state_dim + m.num_heads);
+  return {
+      trained_gemm(Component::kMamba, kTokens, in_projection + d * h),
+      trained_flops(Component::kMamba, kTokens, 7 * d * m.state_dim),  // the scan
+  };
+}
+
+Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_size) {
+  const Int128 h = hidden_size, d = g.inner_dim, hh = g.num_householder;
+  const Int128 group_state = Int128{g.num_groups} * g.state_dim;
+  const Int128 in_projection = d * (1 + hh) + group_state * (1 + hh) + Int128{g.num_heads} * (1 + hh);
+  const Int128 conv_channels = d * hh + group_state * (1 + hh);
+  return {
+      trained_gemm(Component::kGatedDeltaProduct, kTokens, h * in_projection + 4 * conv_channels + d * h),
+      trained_flops(Component::kGatedDeltaProduct, kTokens, (4 * hh + 3) * d * g.state_dim),
+  };
+}
+
+Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size) {
+  return {trained_gemm(Component::kMlp, kTokens, gated_width_factor(mlp.gated) * hidden_size * mlp.ffn_hidden_size)};
+}
+
+Terms moe_terms(const Moe& moe, std::int64_t hidden_size) {
+  const Int128 h = hidden_size, width = gated_width_factor(moe.gated);
+  const Int128 experts = width * moe.expert_ffn_hidden_size * moe.topk;
+  const Int128 routed = moe.latent_size ? experts * *moe.latent_size + 2 * h * *moe.latent_size : experts * h;
+  Terms terms = {trained_gemm(Component::kMoeRouted, kTokens, routed)};
+  if (moe.shared_expert_ffn_hidden_size) {
+    terms.push_back(trained_gemm(Component::kMoeShared, kTokens, width * h * *moe.shared_expert_ffn_hidden_size));
+  }
+  return terms;
+}
+
+Terms mtp_projection_terms(std::int64_t hidden_size) {
+  const Int128 h = hidden_size;
+  return {trained_gemm(Component::kMtp, kTokens, 3 * h + 2 * h * h)};
+}
+
+Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size) {
+  return {trained_gemm(Component::kLogits, kTokens, Int128{hidden_size} * vocab_size)};
+}
+
+Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention) {
+  struct Visitor {
+    std::int64_t h;
+    Convention convention;
+    Terms operator()(const GqaAttention& a) const { return gqa_attention_terms(a, h, convention); }
+    Terms operator()(const MlaAttention& a) const { return mla_attention_terms(a, h); }
+    Terms operator()(const GatedDeltaNet& g) const { return gated_delta_net_terms(g, h); }
+    Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h); }
+    Terms operator()(const GatedDeltaProduct& g) const { return gated_delta_product_terms(g, h); }
+  };
+  return std::visit(Visitor{hidden_size, convention}, mixer);
+}
+
+Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size) {
+  struct Visitor {
+    std::int64_t h;
+    Terms operator()(const DenseMlp& m) const { return dense_mlp_terms(m, h); }
+    Terms operator()(const Moe& m) const { return moe_terms(m, h); }
+  };
+  return std::visit(Visitor{hidden_size}, channel_mixer);
+}
+
+}  // namespace trainflops

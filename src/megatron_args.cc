@@ -1,0 +1,412 @@
+#include "trainflops/megatron_args.h"
+
+#include <algorithm>
+#include <set>
+
+#include "megatron_args_json.h"
+#include "trainflops/hybrid_pattern.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::json;
+
+Error type_error(std::string_view key, const json& value, const char* rule) {
+  return Error(std::string(key) + " = " + value.dump() + ": " + rule);
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::int64_t>& out) {
+  if (!value.is_number_integer()) return type_error(key, value, "must be an integer or null");
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    return type_error(key, value, "must fit in a signed 64-bit integer");
+  }
+  out = value.get<std::int64_t>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<bool>& out) {
+  if (!value.is_boolean()) return type_error(key, value, "must be true, false or null");
+  out = value.get<bool>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::string>& out) {
+  if (!value.is_string()) return type_error(key, value, "must be a string or null");
+  out = value.get<std::string>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<LayerFrequency>& out) {
+  if (value.is_number_integer()) {
+    std::optional<std::int64_t> every;
+    TRAINFLOPS_RETURN_IF_ERROR(read(key, value, every));
+    out = *every;
+    return Ok{};
+  }
+  if (!value.is_array()) return type_error(key, value, "must be an integer, a list of 0/1 or null");
+  std::vector<std::int64_t> flags;
+  for (const json& entry : value) {
+    if (!entry.is_number_integer()) return type_error(key, value, "must be an integer, a list of 0/1 or null");
+    flags.push_back(entry.get<std::int64_t>());
+  }
+  out = std::move(flags);
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::vector<std::string>>& out) {
+  if (value.is_string()) {
+    out = std::vector<std::string>{value.get<std::string>()};
+    return Ok{};
+  }
+  if (!value.is_array()) return type_error(key, value, "must be a list of strings or null");
+  std::vector<std::string> words;
+  for (const json& entry : value) {
+    if (!entry.is_string()) return type_error(key, value, "must be a list of strings or null");
+    words.push_back(entry.get<std::string>());
+  }
+  out = std::move(words);
+  return Ok{};
+}
+
+// --- model_from_megatron_args ---------------------------------------------
+
+template <typename T>
+std::string shown(const std::optional<T>& value) {
+  if (!value) return "None";
+  if constexpr (std::is_same_v<T, bool>) return *value ? "true" : "false";
+  else if constexpr (std::is_same_v<T, std::string>) return "\"" + *value + "\"";
+  else return std::to_string(*value);
+}
+
+Error missing(std::string_view name, const std::string& when) {
+  return Error(std::string(name) + " is missing: required " + when);
+}
+
+Result<std::int64_t> required(std::string_view name, const std::optional<std::int64_t>& value,
+                              const std::string& when) {
+  if (!value) return missing(name, when);
+  if (*value < 1) return Error(std::string(name) + " = " + std::to_string(*value) + ": must be a positive integer");
+  return *value;
+}
+
+// A layer frequency as a 0/1 flag per layer: `every` marks layer i when
+// marked(i) holds; an explicit list must have `count` entries of 0 or 1.
+template <typename Marked>
+Result<std::vector<bool>> expand_frequency(std::string_view name, const LayerFrequency& frequency, std::size_t count,
+                                           const std::string& count_rule, Marked marked) {
+  std::vector<bool> flags(count);
+  if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
+    if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
+    for (std::size_t i = 0; i < count; ++i) flags[i] = marked(static_cast<std::int64_t>(i), *every);
+    return flags;
+  }
+  const auto& list = std::get<std::vector<std::int64_t>>(frequency);
+  if (list.size() != count) {
+    return Error(std::string(name) + ": the list has " + std::to_string(list.size()) + " entries; it must have " +
+                 count_rule);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (list[i] != 0 && list[i] != 1) {
+      return Error(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(list[i]) +
+                   ": entries must be 0 or 1");
+    }
+    flags[i] = list[i] == 1;
+  }
+  return flags;
+}
+
+bool flag(const std::optional<bool>& value) { return value.value_or(false); }
+
+Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required) {
+  GqaAttention attention;
+  const std::string when = "for attention layers";
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  attention.num_query_groups = attention.num_heads;
+  if (flag(a.group_query_attention)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_query_groups,
+                                required("num_query_groups", a.num_query_groups, "when group_query_attention is true"));
+  }
+  if (head_dim_required) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, required("kv_channels", a.kv_channels, when));
+  } else if (a.kv_channels) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, required("kv_channels", a.kv_channels, when));
+  }
+  attention.output_gate = flag(a.attention_output_gate);
+  return attention;
+}
+
+Result<MlaAttention> mla_attention(const MegatronArgs& a) {
+  if (flag(a.group_query_attention)) {
+    return Error("group_query_attention = true: cannot be combined with multi-latent attention");
+  }
+  const std::string when = "for multi-latent attention";
+  MlaAttention mla;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  if (a.q_lora_rank) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(mla.q_lora_rank, required("q_lora_rank", a.q_lora_rank, when));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.kv_lora_rank, required("kv_lora_rank", a.kv_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.qk_head_dim, required("qk_head_dim", a.qk_head_dim, when));
+  if (!a.qk_pos_emb_head_dim) return missing("qk_pos_emb_head_dim", when);
+  mla.qk_pos_emb_head_dim = *a.qk_pos_emb_head_dim;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.v_head_dim, required("v_head_dim", a.v_head_dim, when));
+  return mla;
+}
+
+Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
+  DenseMlp mlp;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size, required("ffn_hidden_size", a.ffn_hidden_size, "for dense MLP layers"));
+  mlp.gated = flag(a.swiglu);
+  return mlp;
+}
+
+Result<Moe> moe(const MegatronArgs& a) {
+  const std::string when = "for MoE layers";
+  Moe moe;
+  moe.num_experts = a.num_experts;
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, required("moe_router_topk", a.moe_router_topk, when));
+  if (a.moe_ffn_hidden_size) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size,
+                                required("moe_ffn_hidden_size", a.moe_ffn_hidden_size, when));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size,
+                                required("ffn_hidden_size", a.ffn_hidden_size, "for MoE layers without moe_ffn_hidden_size"));
+  }
+  moe.shared_expert_ffn_hidden_size = a.moe_shared_expert_intermediate_size;
+  moe.latent_size = a.moe_latent_size;
+  moe.gated = flag(a.swiglu);
+  return moe;
+}
+
+Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_defaults) {
+  GatedDeltaNet gdn;
+  gdn.variant = a.experimental_attention_variant == std::optional<std::string>("gdn2") ? GatedDeltaNet::Variant::kGdn2
+                                                                                     : GatedDeltaNet::Variant::kGdn;
+  // Megatron-LM's hybrid accounting substitutes these for unset dimensions;
+  // its transformer path has none.
+  const auto dim = [&](std::string_view name, const std::optional<std::int64_t>& value,
+                       std::int64_t hybrid_default) -> Result<std::int64_t> {
+    if (!value && hybrid_defaults) return hybrid_default;
+    return required(name, value, "for gated delta net layers");
+  };
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.key_head_dim, dim("linear_key_head_dim", a.linear_key_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.value_head_dim, dim("linear_value_head_dim", a.linear_value_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.num_key_heads, dim("linear_num_key_heads", a.linear_num_key_heads, 16));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.num_value_heads, dim("linear_num_value_heads", a.linear_num_value_heads, 32));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.conv_kernel_dim, dim("linear_conv_kernel_dim", a.linear_conv_kernel_dim, 4));
+  return gdn;
+}
+
+bool uses_gated_delta_product(const MegatronArgs& a) {
+  if (!a.spec || a.spec->empty()) return false;
+  const std::string& last = a.spec->back();
+  return last == "gdp_stack_spec" || last == "gated_delta_product_stack_spec";
+}
+
+Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
+  const std::string when = "for Mamba layers";
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t state, required("mamba_state_dim", a.mamba_state_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t groups, required("mamba_num_groups", a.mamba_num_groups, when));
+  std::int64_t inner = 2 * hidden_size, heads = 0;
+  if (a.mamba_num_heads) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(heads, required("mamba_num_heads", a.mamba_num_heads, when));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim,
+                                required("mamba_head_dim", a.mamba_head_dim, "for Mamba layers without mamba_num_heads"));
+    heads = inner / head_dim;
+    if (heads < 1) {
+      return Error("mamba_head_dim = " + std::to_string(head_dim) + ": must not exceed the inner width 2 * hidden_size = " +
+                   std::to_string(inner));
+    }
+  }
+  if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
+  const std::string gdp_when = "for gated delta product layers";
+  if (a.mamba_num_heads) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim, gdp_when));
+    inner = heads * head_dim;
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t householder,
+                              required("gdp_num_householder", a.gdp_num_householder, gdp_when));
+  return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
+}
+
+Result<Layer> hybrid_layer(LayerSymbol symbol, const MegatronArgs& a, std::int64_t hidden_size) {
+  Layer layer;
+  switch (symbol) {
+    case LayerSymbol::kAttention: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gqa_attention(a, /*head_dim_required=*/false));
+      break;
+    }
+    case LayerSymbol::kMla: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mla_attention(a));
+      break;
+    }
+    case LayerSymbol::kMamba: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mamba_mixer(a, hidden_size));
+      break;
+    }
+    case LayerSymbol::kGatedDeltaNet: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gated_delta_net(a, /*hybrid_defaults=*/true));
+      break;
+    }
+    case LayerSymbol::kMlp: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.channel_mixer, dense_mlp(a));
+      break;
+    }
+    case LayerSymbol::kMoe: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.channel_mixer, moe(a));
+      break;
+    }
+  }
+  return layer;
+}
+
+Result<std::vector<Layer>> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
+                                         std::int64_t hidden_size) {
+  std::vector<Layer> layers;
+  for (LayerSymbol symbol : symbols) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, a, hidden_size));
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const HybridPattern pattern, parse_hybrid_pattern(*a.hybrid_layer_pattern));
+  if (a.num_layers && *a.num_layers != static_cast<std::int64_t>(pattern.main.size())) {
+    return Error("num_layers = " + std::to_string(*a.num_layers) + ": hybrid_layer_pattern has " +
+                 std::to_string(pattern.main.size()) + " layers before any '/'");
+  }
+  const std::int64_t depths = a.mtp_num_layers.value_or(0);
+  if (depths != static_cast<std::int64_t>(pattern.mtp_depths.size())) {
+    return Error("mtp_num_layers = " + shown(a.mtp_num_layers) + ": hybrid_layer_pattern has " +
+                 std::to_string(pattern.mtp_depths.size()) + " MTP depths (one per '/')");
+  }
+  model.megatron_path = MegatronPath::kHybrid;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, model.hidden_size));
+  for (const auto& depth : pattern.mtp_depths) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, model.hidden_size));
+    model.mtp_depths.push_back(std::move(layers));
+  }
+  return model;
+}
+
+Result<Model> standard_model(const MegatronArgs& a, Model model) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t num_layers, required("num_layers", a.num_layers, "for every model"));
+  if (a.mtp_num_layers && *a.mtp_num_layers < 0) {
+    return Error("mtp_num_layers = " + std::to_string(*a.mtp_num_layers) + ": must be >= 0");
+  }
+  const auto layers = static_cast<std::size_t>(num_layers);
+  const auto depths = static_cast<std::size_t>(a.mtp_num_layers.value_or(0));
+
+  // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
+  // layers follow the last decoder layer.
+  std::vector<bool> is_moe(layers, false);
+  if (a.num_experts) {
+    if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_moe, expand_frequency("moe_layer_freq", *a.moe_layer_freq, layers,
+                                                         "num_layers = " + std::to_string(num_layers),
+                                                         [](std::int64_t i, std::int64_t f) { return i % f == 0; }));
+  }
+  is_moe.resize(layers + depths, is_moe.back());
+
+  // Mixers: linear attention where linear_attention_freq marks a layer,
+  // counted over decoder and MTP layers together.
+  const std::string variant = a.experimental_attention_variant.value_or("");
+  const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net";
+  if (!variant.empty() && !linear) {
+    return Error("experimental_attention_variant = \"" + variant +
+                 "\": must be one of gdn, gdn2, gated_delta_net, or null");
+  }
+  std::vector<bool> is_linear(layers + depths, false);
+  if (linear) {
+    if (!a.linear_attention_freq) {
+      return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(
+        is_linear, expand_frequency("linear_attention_freq", *a.linear_attention_freq, layers + depths,
+                                    "num_layers + mtp_num_layers = " + std::to_string(layers + depths),
+                                    [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+  }
+
+  std::optional<Mixer> attention, linear_attention;
+  std::optional<ChannelMixer> dense, experts;
+  auto build_layer = [&](std::size_t i) -> Result<Layer> {
+    Layer layer;
+    if (is_linear[i]) {
+      if (!linear_attention) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
+  }
+      layer.mixer = linear_attention;
+    } else {
+      if (!attention) {
+        if (flag(a.multi_latent_attention)) {
+          TRAINFLOPS_ASSIGN_OR_RETURN(attention, mla_attention(a));
+        } else {
+          TRAINFLOPS_ASSIGN_OR_RETURN(attention, gqa_attention(a, /*head_dim_required=*/true));
+        }
+      }
+      layer.mixer = attention;
+    }
+    if (is_moe[i]) {
+      if (!experts) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(experts, moe(a));
+  }
+      layer.channel_mixer = experts;
+    } else {
+      if (!dense) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(dense, dense_mlp(a));
+  }
+      layer.channel_mixer = dense;
+    }
+    return layer;
+  };
+  for (std::size_t i = 0; i < layers + depths; ++i) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, build_layer(i));
+    if (i < layers) {
+      model.layers.push_back(std::move(layer));
+    } else {
+      model.mtp_depths.push_back({std::move(layer)});
+    }
+  }
+  return model;
+}
+
+}  // namespace
+
+Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
+  if (!object.is_object()) return Error("args: must be a JSON object of Megatron-LM arguments, got " + object.dump());
+  ParsedMegatronArgs parsed;
+  std::set<std::string, std::less<>> known;
+  Status status = Ok{};
+  for_each_megatron_arg(parsed.args, [&](std::string_view name, auto& member) {
+    known.emplace(name);
+    if (!status.ok()) return;
+    const auto it = object.find(name);
+    if (it == object.end() || it->is_null()) return;
+    status = read(name, *it, member);
+  });
+  TRAINFLOPS_RETURN_IF_ERROR(status);
+  for (const auto& [key, value] : object.items()) {
+    if (known.find(key) == known.end()) parsed.ignored.push_back(key);
+  }
+  return parsed;
+}
+
+Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text) {
+  const json object = json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (object.is_discarded()) return Error("args: not valid JSON");
+  return megatron_args_from_json(object);
+}
+
+Result<Model> model_from_megatron_args(const MegatronArgs& a) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
+  Result<Model> built = a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
+  if (!built.ok()) return built;
+  TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
+  return built;
+}
+
+}  // namespace trainflops

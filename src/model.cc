@@ -1,0 +1,155 @@
+#include "trainflops/model.h"
+
+#include <limits>
+
+namespace trainflops {
+namespace {
+
+// Sizes are capped so that every per-token coefficient (a product of at most
+// four sizes) fits in 128 bits; real models are many orders below this.
+constexpr std::int64_t kMaxSize = std::numeric_limits<std::int32_t>::max();
+
+class Checker {
+ public:
+  explicit Checker(std::string path) : path_(std::move(path)) {}
+
+  Checker at(const std::string& member) const { return Checker(qualified(member)); }
+
+  Status positive(std::string_view name, std::int64_t value) const {
+    return in_range(name, value, 1, "must be a positive integer");
+  }
+  Status non_negative(std::string_view name, std::int64_t value) const {
+    return in_range(name, value, 0, "must be a non-negative integer");
+  }
+  Status positive(std::string_view name, const std::optional<std::int64_t>& value) const {
+    return value ? positive(name, *value) : Status(Ok{});
+  }
+  Error error(std::string_view name, std::int64_t value, const std::string& rule) const {
+    return Error(qualified(name) + " = " + std::to_string(value) + ": " + rule);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  Status in_range(std::string_view name, std::int64_t value, std::int64_t low, const char* rule) const {
+    if (value < low) return error(name, value, rule);
+    if (value > kMaxSize) return error(name, value, "must be at most " + std::to_string(kMaxSize));
+    return Ok{};
+  }
+
+  std::string qualified(std::string_view member) const {
+    return path_.empty() ? std::string(member) : path_ + "." + std::string(member);
+  }
+
+  std::string path_;
+};
+
+Status check(const Checker& c, const GqaAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_query_groups", a.num_query_groups));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", a.head_dim));
+  if (a.num_heads % a.num_query_groups != 0) {
+    return c.error("num_query_groups", a.num_query_groups,
+                   "must divide num_heads = " + std::to_string(a.num_heads));
+  }
+  return Ok{};
+}
+
+Status check(const Checker& c, const MlaAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("q_lora_rank", a.q_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("kv_lora_rank", a.kv_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("qk_head_dim", a.qk_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.non_negative("qk_pos_emb_head_dim", a.qk_pos_emb_head_dim));
+  return c.positive("v_head_dim", a.v_head_dim);
+}
+
+Status check(const Checker& c, const GatedDeltaNet& g) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("key_head_dim", g.key_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("value_head_dim", g.value_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_key_heads", g.num_key_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_value_heads", g.num_value_heads));
+  return c.positive("conv_kernel_dim", g.conv_kernel_dim);
+}
+
+Status check(const Checker& c, const Mamba2& m) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("inner_dim", m.inner_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", m.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_groups", m.num_groups));
+  return c.positive("state_dim", m.state_dim);
+}
+
+Status check(const Checker& c, const GatedDeltaProduct& g) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("inner_dim", g.inner_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", g.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_groups", g.num_groups));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("state_dim", g.state_dim));
+  return c.positive("num_householder", g.num_householder);
+}
+
+Status check(const Checker& c, const DenseMlp& m) { return c.positive("ffn_hidden_size", m.ffn_hidden_size); }
+
+Status check(const Checker& c, const Moe& m) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_experts", m.num_experts));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("topk", m.topk));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("expert_ffn_hidden_size", m.expert_ffn_hidden_size));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("latent_size", m.latent_size));
+  if (m.num_experts && m.topk > *m.num_experts) {
+    return c.error("topk", m.topk, "must not exceed num_experts = " + std::to_string(*m.num_experts));
+  }
+  return Ok{};
+}
+
+Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
+  if (layers.empty()) return Error(path + ": must hold at least one layer");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Checker layer(path + "[" + std::to_string(i) + "]");
+    const Layer& l = layers[i];
+    if (!l.mixer && !l.channel_mixer) return Error(layer.path() + ": has neither a mixer nor a channel mixer");
+    if (l.mixer) {
+      TRAINFLOPS_RETURN_IF_ERROR(std::visit([&](const auto& m) { return check(layer.at("mixer"), m); }, *l.mixer));
+    }
+    if (l.channel_mixer) {
+      TRAINFLOPS_RETURN_IF_ERROR(
+          std::visit([&](const auto& m) { return check(layer.at("channel_mixer"), m); }, *l.channel_mixer));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status validate(const Model& model) {
+  const Checker top("");
+  TRAINFLOPS_RETURN_IF_ERROR(top.positive("hidden_size", model.hidden_size));
+  TRAINFLOPS_RETURN_IF_ERROR(top.positive("vocab_size", model.vocab_size));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layers("layers", model.layers));
+  for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
+    TRAINFLOPS_RETURN_IF_ERROR(check_layers("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
+  }
+  return Ok{};
+}
+
+std::string mixer_kind(const Mixer& mixer) {
+  struct Namer {
+    std::string operator()(const GqaAttention&) const { return "gqa"; }
+    std::string operator()(const MlaAttention&) const { return "mla"; }
+    std::string operator()(const GatedDeltaNet& g) const {
+      return g.variant == GatedDeltaNet::Variant::kGdn2 ? "gdn2" : "gdn";
+    }
+    std::string operator()(const Mamba2&) const { return "mamba2"; }
+    std::string operator()(const GatedDeltaProduct&) const { return "gdp"; }
+  };
+  return std::visit(Namer{}, mixer);
+}
+
+std::string channel_mixer_kind(const ChannelMixer& channel_mixer) {
+  return std::holds_alternative<DenseMlp>(channel_mixer) ? "mlp" : "moe";
+}
+
+std::string layer_kind(const Layer& layer) {
+  if (layer.mixer && layer.channel_mixer) return mixer_kind(*layer.mixer) + "+" + channel_mixer_kind(*layer.channel_mixer);
+  return layer.mixer ? mixer_kind(*layer.mixer) : channel_mixer_kind(*layer.channel_mixer);
+}
+
+}  // namespace trainflops

@@ -1,0 +1,63 @@
+// Every reference vector (tests/data/*.jsonl, copied from ../shared/reference)
+// through the library: megatron records within relative 1e-12 of Megatron-LM's
+// own number, model records equal to the exact integer, error records rejected.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "trainflops/batch.h"
+#include "trainflops/count.h"
+
+namespace trainflops {
+namespace {
+
+struct VectorFile {
+  const char* name;
+  std::size_t records;
+};
+
+class ReferenceVectorsTest : public testing::TestWithParam<VectorFile> {};
+
+TEST_P(ReferenceVectorsTest, EveryRecordMatches) {
+  std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/" + GetParam().name);
+  ASSERT_TRUE(in) << GetParam().name;
+  std::string line;
+  std::size_t index = 0, checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto record = nlohmann::json::parse(line);
+    SCOPED_TRACE(std::string(GetParam().name) + " record " + std::to_string(index++));
+    const Result<CountRequest> request = parse_count_request(line);
+    const nlohmann::json& want = record.at("flops");
+    Result<Report> report = request.ok() ? count(request.value().model, request.value().workload, request.value().mode)
+                                         : Result<Report>(request.error());
+    if (want.is_null()) {
+      EXPECT_FALSE(report.ok()) << "expected an error: " << record.at("error");
+      ++checked;
+      continue;
+    }
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    if (want.is_string()) {
+      ASSERT_TRUE(report.value().total.exact.has_value());
+      EXPECT_EQ(to_decimal(*report.value().total.exact), want.get<std::string>());
+    } else {
+      const double expected = want.get<double>();
+      EXPECT_LE(std::abs(report.value().total.value - expected), 1e-12 * std::abs(expected))
+          << report.value().total.value << " vs " << expected;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, GetParam().records);
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, ReferenceVectorsTest, testing::Values(VectorFile{"megatron_main.jsonl", 600}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           return name.substr(0, name.find('.'));
+                         });
+
+}  // namespace
+}  // namespace trainflops
