@@ -71,7 +71,8 @@ Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs
     TRAINFLOPS_ASSIGN_OR_RETURN(docs, read_docs(record));
   }
   if (!has_tokens) {
-    if (!docs) return Error("the record has no workload: give batch_size, docs, or total_real_tokens + seqlen_squared_sum");
+    if (!docs)
+      return Error("the record has no workload: give batch_size, docs, or total_real_tokens + seqlen_squared_sum");
     return *docs;
   }
   SequenceAggregates aggregates;
@@ -84,9 +85,9 @@ Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs
       squares += Int128{length} * length;  // lengths < 2^63, count < 2^60: fits
     }
     if (tokens != aggregates.total_tokens || squares != aggregates.squared_sum) {
-      return Error("total_real_tokens = " + to_decimal(aggregates.total_tokens) + ", seqlen_squared_sum = " +
-                   to_decimal(aggregates.squared_sum) + ": do not match docs (sum " + to_decimal(tokens) +
-                   ", sum of squares " + to_decimal(squares) + ")");
+      return Error("total_real_tokens = " + to_decimal(aggregates.total_tokens) +
+                   ", seqlen_squared_sum = " + to_decimal(aggregates.squared_sum) + ": do not match docs (sum " +
+                   to_decimal(tokens) + ", sum of squares " + to_decimal(squares) + ")");
     }
     if (mode != Mode::kMegatron) return *docs;
   }
@@ -112,7 +113,9 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
 }
 
 std::string batch_result_line(std::string_view record_json) {
-  auto fail = [](const Error& error) { return json{{"error", error.message()}}.dump(-1, ' ', false, json::error_handler_t::replace); };
+  auto fail = [](const Error& error) {
+    return json{{"error", error.message()}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
   const Result<CountRequest> request = parse_count_request(record_json);
   if (!request.ok()) return fail(request.error());
   const Result<FlopsCounter> counter = FlopsCounter::create(request.value().model, request.value().mode);

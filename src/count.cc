@@ -130,7 +130,8 @@ struct FlopsCounter::StatisticValues {
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, std::vector<Row> rows) : mode_(mode), rows_(std::move(rows)) {
+FlopsCounter::FlopsCounter(Mode mode, std::string model_summary, std::vector<Row> rows)
+    : mode_(mode), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
   std::map<Statistic, std::pair<Int128, double>> coefficients;
   for (const Row& row : rows_) {
     for (const Term& term : row.terms) {
@@ -171,7 +172,7 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode) {
     logits.terms.insert(logits.terms.end(), one_head.begin(), one_head.end());
   }
   rows.push_back(std::move(logits));
-  return FlopsCounter(mode, std::move(rows));
+  return FlopsCounter(mode, summarize(model), std::move(rows));
 }
 
 Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
@@ -181,8 +182,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
     for (const Statistic& statistic : statistics_) {
-      values.estimate.push_back(
-          megatron_estimate(statistic, to_double(aggregates[0]), to_double(aggregates[1])));
+      values.estimate.push_back(megatron_estimate(statistic, to_double(aggregates[0]), to_double(aggregates[1])));
     }
     return values;
   }
@@ -220,6 +220,8 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   const bool exact = mode_ != Mode::kMegatron;
   Report report;
   report.mode = mode_;
+  report.model = model_summary_;
+  report.workload = describe(workload);
   report.total = total_flops;
   report.tokens = values.tokens;
   report.per_token = total_flops.value / to_double(values.tokens);
@@ -227,8 +229,8 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   for (const Row& row : rows_) {
     ComponentSums row_sums;
     for (const Term& term : row.terms) {
-      const auto index = static_cast<std::size_t>(
-          std::lower_bound(statistics_.begin(), statistics_.end(), term.per) - statistics_.begin());
+      const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -
+                                                  statistics_.begin());
       std::optional<Int128> exact_value;
       double estimate = 0;
       if (exact) {

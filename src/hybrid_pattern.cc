@@ -36,8 +36,8 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
     } else if (kLayerSymbols.find(c) != std::string_view::npos) {
       current->push_back(static_cast<LayerSymbol>(c));
     } else {
-      return pattern_error(pattern, "'" + std::string(1, c) + "'" + position +
-                                        " is not a layer symbol (M G * + - E, with | [ ] /)");
+      return pattern_error(
+          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + - E, with | [ ] /)");
     }
   }
   if (bracket_depth != 0) return pattern_error(pattern, "a '[' is never closed");
@@ -47,8 +47,8 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
   }
   for (std::size_t d = 1; d < parsed.mtp_depths.size(); ++d) {
     if (parsed.mtp_depths[d] != parsed.mtp_depths[0]) {
-      return pattern_error(pattern, "MTP depth " + std::to_string(d + 1) +
-                                        " differs from depth 1 (all MTP depths must be equal)");
+      return pattern_error(
+          pattern, "MTP depth " + std::to_string(d + 1) + " differs from depth 1 (all MTP depths must be equal)");
     }
   }
   std::vector<LayerSymbol> every_layer = parsed.main;

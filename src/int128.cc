@@ -18,9 +18,8 @@ std::optional<Int128> checked_mul(Int128 a, Int128 b) {
 
 std::string to_decimal(Int128 value) {
   // Work on the magnitude as unsigned so that the minimum value has one.
-  unsigned __int128 magnitude =
-      value < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(value)
-                : static_cast<unsigned __int128>(value);
+  unsigned __int128 magnitude = value < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(value)
+                                          : static_cast<unsigned __int128>(value);
   std::string digits;
   do {
     digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));

@@ -73,9 +73,12 @@ Status read(std::string_view key, const json& value, std::optional<std::vector<s
 template <typename T>
 std::string shown(const std::optional<T>& value) {
   if (!value) return "None";
-  if constexpr (std::is_same_v<T, bool>) return *value ? "true" : "false";
-  else if constexpr (std::is_same_v<T, std::string>) return "\"" + *value + "\"";
-  else return std::to_string(*value);
+  if constexpr (std::is_same_v<T, bool>)
+    return *value ? "true" : "false";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "\"" + *value + "\"";
+  else
+    return std::to_string(*value);
 }
 
 Error missing(std::string_view name, const std::string& when) {
@@ -155,7 +158,8 @@ Result<MlaAttention> mla_attention(const MegatronArgs& a) {
 
 Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
   DenseMlp mlp;
-  TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size, required("ffn_hidden_size", a.ffn_hidden_size, "for dense MLP layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size,
+                              required("ffn_hidden_size", a.ffn_hidden_size, "for dense MLP layers"));
   mlp.gated = flag(a.swiglu);
   return mlp;
 }
@@ -169,8 +173,8 @@ Result<Moe> moe(const MegatronArgs& a) {
     TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size,
                                 required("moe_ffn_hidden_size", a.moe_ffn_hidden_size, when));
   } else {
-    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size,
-                                required("ffn_hidden_size", a.ffn_hidden_size, "for MoE layers without moe_ffn_hidden_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size, required("ffn_hidden_size", a.ffn_hidden_size,
+                                                                     "for MoE layers without moe_ffn_hidden_size"));
   }
   moe.shared_expert_ffn_hidden_size = a.moe_shared_expert_intermediate_size;
   moe.latent_size = a.moe_latent_size;
@@ -181,7 +185,7 @@ Result<Moe> moe(const MegatronArgs& a) {
 Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_defaults) {
   GatedDeltaNet gdn;
   gdn.variant = a.experimental_attention_variant == std::optional<std::string>("gdn2") ? GatedDeltaNet::Variant::kGdn2
-                                                                                     : GatedDeltaNet::Variant::kGdn;
+                                                                                       : GatedDeltaNet::Variant::kGdn;
   // Megatron-LM's hybrid accounting substitutes these for unset dimensions;
   // its transformer path has none.
   const auto dim = [&](std::string_view name, const std::optional<std::int64_t>& value,
@@ -211,12 +215,12 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
   if (a.mamba_num_heads) {
     TRAINFLOPS_ASSIGN_OR_RETURN(heads, required("mamba_num_heads", a.mamba_num_heads, when));
   } else {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim,
-                                required("mamba_head_dim", a.mamba_head_dim, "for Mamba layers without mamba_num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim,
+                                                                      "for Mamba layers without mamba_num_heads"));
     heads = inner / head_dim;
     if (heads < 1) {
-      return Error("mamba_head_dim = " + std::to_string(head_dim) + ": must not exceed the inner width 2 * hidden_size = " +
-                   std::to_string(inner));
+      return Error("mamba_head_dim = " + std::to_string(head_dim) +
+                   ": must not exceed the inner width 2 * hidden_size = " + std::to_string(inner));
     }
   }
   if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
@@ -279,8 +283,9 @@ Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
   }
   const std::int64_t depths = a.mtp_num_layers.value_or(0);
   if (depths != static_cast<std::int64_t>(pattern.mtp_depths.size())) {
-    return Error("mtp_num_layers = " + shown(a.mtp_num_layers) + ": hybrid_layer_pattern has " +
-                 std::to_string(pattern.mtp_depths.size()) + " MTP depths (one per '/')");
+    return Error("mtp_num_layers = " + shown(a.mtp_num_layers) +
+                 ": must equal the number of MTP depths in hybrid_layer_pattern (" +
+                 std::to_string(pattern.mtp_depths.size()) + ", one per '/')");
   }
   model.megatron_path = MegatronPath::kHybrid;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, model.hidden_size));
@@ -323,10 +328,10 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     if (!a.linear_attention_freq) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
     }
-    TRAINFLOPS_ASSIGN_OR_RETURN(
-        is_linear, expand_frequency("linear_attention_freq", *a.linear_attention_freq, layers + depths,
-                                    "num_layers + mtp_num_layers = " + std::to_string(layers + depths),
-                                    [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_linear,
+                                expand_frequency("linear_attention_freq", *a.linear_attention_freq, layers + depths,
+                                                 "num_layers + mtp_num_layers = " + std::to_string(layers + depths),
+                                                 [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
   }
 
   std::optional<Mixer> attention, linear_attention;
@@ -335,8 +340,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     Layer layer;
     if (is_linear[i]) {
       if (!linear_attention) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
-  }
+        TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
+      }
       layer.mixer = linear_attention;
     } else {
       if (!attention) {
@@ -350,13 +355,13 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     }
     if (is_moe[i]) {
       if (!experts) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(experts, moe(a));
-  }
+        TRAINFLOPS_ASSIGN_OR_RETURN(experts, moe(a));
+      }
       layer.channel_mixer = experts;
     } else {
       if (!dense) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(dense, dense_mlp(a));
-  }
+        TRAINFLOPS_ASSIGN_OR_RETURN(dense, dense_mlp(a));
+      }
       layer.channel_mixer = dense;
     }
     return layer;
@@ -403,7 +408,8 @@ Result<Model> model_from_megatron_args(const MegatronArgs& a) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
-  Result<Model> built = a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
+  Result<Model> built =
+      a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
   if (!built.ok()) return built;
   TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
   return built;

@@ -1,5 +1,6 @@
 #include "trainflops/model.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace trainflops {
@@ -48,8 +49,7 @@ Status check(const Checker& c, const GqaAttention& a) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_query_groups", a.num_query_groups));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", a.head_dim));
   if (a.num_heads % a.num_query_groups != 0) {
-    return c.error("num_query_groups", a.num_query_groups,
-                   "must divide num_heads = " + std::to_string(a.num_heads));
+    return c.error("num_query_groups", a.num_query_groups, "must divide num_heads = " + std::to_string(a.num_heads));
   }
   return Ok{};
 }
@@ -148,8 +148,32 @@ std::string channel_mixer_kind(const ChannelMixer& channel_mixer) {
 }
 
 std::string layer_kind(const Layer& layer) {
-  if (layer.mixer && layer.channel_mixer) return mixer_kind(*layer.mixer) + "+" + channel_mixer_kind(*layer.channel_mixer);
+  if (layer.mixer && layer.channel_mixer)
+    return mixer_kind(*layer.mixer) + "+" + channel_mixer_kind(*layer.channel_mixer);
   return layer.mixer ? mixer_kind(*layer.mixer) : channel_mixer_kind(*layer.channel_mixer);
+}
+
+std::string summarize(const Model& model) {
+  // Kinds in order of first appearance, with their counts.
+  std::vector<std::pair<std::string, int>> kinds;
+  for (const Layer& layer : model.layers) {
+    const std::string kind = layer_kind(layer);
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) {
+      kinds.emplace_back(kind, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string text = (model.name.empty() ? "" : model.name + ": ") + std::to_string(model.layers.size()) + " layers (";
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(kinds[i].second) + " " + kinds[i].first;
+  }
+  text += ")";
+  if (!model.mtp_depths.empty()) {
+    text += " + " + std::to_string(model.mtp_depths.size()) + " MTP depth" + (model.mtp_depths.size() > 1 ? "s" : "");
+  }
+  return text + ", hidden " + std::to_string(model.hidden_size) + ", vocab " + std::to_string(model.vocab_size);
 }
 
 }  // namespace trainflops

@@ -10,10 +10,14 @@ namespace trainflops {
 namespace {
 
 std::string with_thousands(Int128 value) {
-  std::string digits = to_decimal(value);
-  const std::size_t first = digits[0] == '-' ? 1 : 0;
-  for (std::size_t i = digits.size(); i > first + 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
+  const std::string digits = to_decimal(value);
+  const std::size_t sign = digits[0] == '-' ? 1 : 0;
+  std::string grouped = digits.substr(0, sign);
+  for (std::size_t i = sign; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 Result<std::vector<std::int64_t>> parse_text_cu_seqlens(const std::string& path, const std::string& text) {
@@ -126,13 +130,13 @@ Status validate(const Workload& workload) {
   const Int128 t = aggregates.total_tokens, s2 = aggregates.squared_sum;
   if (t < 1) return Error("total_real_tokens = " + to_decimal(t) + ": must be a positive integer");
   if (s2 < t) {
-    return Error("seqlen_squared_sum = " + to_decimal(s2) + ": must be at least total_real_tokens = " +
-                 to_decimal(t) + " (every L^2 >= L)");
+    return Error("seqlen_squared_sum = " + to_decimal(s2) + ": must be at least total_real_tokens = " + to_decimal(t) +
+                 " (every L^2 >= L)");
   }
   auto t_squared = checked_mul(t, t);
   if (t_squared && s2 > *t_squared) {
-    return Error("seqlen_squared_sum = " + to_decimal(s2) + ": must be at most total_real_tokens^2 = " +
-                 to_decimal(*t_squared) + " (sum L^2 <= (sum L)^2)");
+    return Error("seqlen_squared_sum = " + to_decimal(s2) +
+                 ": must be at most total_real_tokens^2 = " + to_decimal(*t_squared) + " (sum L^2 <= (sum L)^2)");
   }
   return Ok{};
 }

@@ -21,9 +21,15 @@ enum class Component {
 };
 
 inline constexpr std::array kAllComponents = {
-    Component::kAttentionProjections, Component::kCoreAttention, Component::kMlp,
-    Component::kMoeRouted,            Component::kMoeShared,     Component::kMamba,
-    Component::kGatedDeltaNet,        Component::kGatedDeltaProduct, Component::kMtp,
+    Component::kAttentionProjections,
+    Component::kCoreAttention,
+    Component::kMlp,
+    Component::kMoeRouted,
+    Component::kMoeShared,
+    Component::kMamba,
+    Component::kGatedDeltaNet,
+    Component::kGatedDeltaProduct,
+    Component::kMtp,
     Component::kLogits,
 };
 

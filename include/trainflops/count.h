@@ -54,9 +54,11 @@ struct LayerFlops {
 // rounding (relative 1e-15).
 struct Report {
   Mode mode = Mode::kMegatron;
+  std::string model;     // summarize(model)
+  std::string workload;  // describe(workload)
   Flops total;
-  Int128 tokens = 0;       // T
-  double per_token = 0;    // total / T
+  Int128 tokens = 0;                       // T
+  double per_token = 0;                    // total / T
   std::vector<ComponentFlops> components;  // non-zero ones, in Component order
   std::vector<LayerFlops> layers;
 };
@@ -85,7 +87,7 @@ class FlopsCounter {
     Terms terms;
   };
 
-  FlopsCounter(Mode mode, std::vector<Row> rows);
+  FlopsCounter(Mode mode, std::string model_summary, std::vector<Row> rows);
 
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
@@ -93,9 +95,10 @@ class FlopsCounter {
   Result<Flops> total_of(const StatisticValues& values) const;
 
   Mode mode_;
+  std::string model_summary_;
   std::vector<Row> rows_;
-  std::vector<Statistic> statistics_;        // distinct, sorted
-  std::vector<Int128> exact_coefficients_;   // per statistic: sum of flops * executions
+  std::vector<Statistic> statistics_;       // distinct, sorted
+  std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
 };
 

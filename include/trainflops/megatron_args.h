@@ -20,44 +20,44 @@ namespace trainflops {
 using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
 
 // X(type, name): every argument trainflops reads, by Megatron-LM's name.
-#define TRAINFLOPS_MEGATRON_ARGS(X)                          \
-  X(std::int64_t, num_layers)                                \
-  X(std::int64_t, hidden_size)                               \
-  X(std::int64_t, ffn_hidden_size)                           \
-  X(std::int64_t, num_attention_heads)                       \
-  X(bool, group_query_attention)                             \
-  X(std::int64_t, num_query_groups)                          \
-  X(std::int64_t, kv_channels)                               \
-  X(bool, attention_output_gate)                             \
-  X(bool, swiglu)                                            \
-  X(std::int64_t, padded_vocab_size)                         \
-  X(std::int64_t, seq_length)                                \
-  X(std::int64_t, num_experts)                               \
-  X(LayerFrequency, moe_layer_freq)                          \
-  X(std::int64_t, moe_router_topk)                           \
-  X(std::int64_t, moe_ffn_hidden_size)                       \
-  X(std::int64_t, moe_shared_expert_intermediate_size)       \
-  X(std::int64_t, moe_latent_size)                           \
-  X(std::int64_t, mtp_num_layers)                            \
-  X(bool, multi_latent_attention)                            \
-  X(std::int64_t, q_lora_rank)                               \
-  X(std::int64_t, kv_lora_rank)                              \
-  X(std::int64_t, qk_head_dim)                               \
-  X(std::int64_t, qk_pos_emb_head_dim)                       \
-  X(std::int64_t, v_head_dim)                                \
-  X(std::string, experimental_attention_variant)             \
-  X(LayerFrequency, linear_attention_freq)                   \
-  X(std::int64_t, linear_key_head_dim)                       \
-  X(std::int64_t, linear_value_head_dim)                     \
-  X(std::int64_t, linear_num_key_heads)                      \
-  X(std::int64_t, linear_num_value_heads)                    \
-  X(std::int64_t, linear_conv_kernel_dim)                    \
-  X(std::string, hybrid_layer_pattern)                       \
-  X(std::int64_t, mamba_state_dim)                           \
-  X(std::int64_t, mamba_head_dim)                            \
-  X(std::int64_t, mamba_num_groups)                          \
-  X(std::int64_t, mamba_num_heads)                           \
-  X(std::int64_t, gdp_num_householder)                       \
+#define TRAINFLOPS_MEGATRON_ARGS(X)                    \
+  X(std::int64_t, num_layers)                          \
+  X(std::int64_t, hidden_size)                         \
+  X(std::int64_t, ffn_hidden_size)                     \
+  X(std::int64_t, num_attention_heads)                 \
+  X(bool, group_query_attention)                       \
+  X(std::int64_t, num_query_groups)                    \
+  X(std::int64_t, kv_channels)                         \
+  X(bool, attention_output_gate)                       \
+  X(bool, swiglu)                                      \
+  X(std::int64_t, padded_vocab_size)                   \
+  X(std::int64_t, seq_length)                          \
+  X(std::int64_t, num_experts)                         \
+  X(LayerFrequency, moe_layer_freq)                    \
+  X(std::int64_t, moe_router_topk)                     \
+  X(std::int64_t, moe_ffn_hidden_size)                 \
+  X(std::int64_t, moe_shared_expert_intermediate_size) \
+  X(std::int64_t, moe_latent_size)                     \
+  X(std::int64_t, mtp_num_layers)                      \
+  X(bool, multi_latent_attention)                      \
+  X(std::int64_t, q_lora_rank)                         \
+  X(std::int64_t, kv_lora_rank)                        \
+  X(std::int64_t, qk_head_dim)                         \
+  X(std::int64_t, qk_pos_emb_head_dim)                 \
+  X(std::int64_t, v_head_dim)                          \
+  X(std::string, experimental_attention_variant)       \
+  X(LayerFrequency, linear_attention_freq)             \
+  X(std::int64_t, linear_key_head_dim)                 \
+  X(std::int64_t, linear_value_head_dim)               \
+  X(std::int64_t, linear_num_key_heads)                \
+  X(std::int64_t, linear_num_value_heads)              \
+  X(std::int64_t, linear_conv_kernel_dim)              \
+  X(std::string, hybrid_layer_pattern)                 \
+  X(std::int64_t, mamba_state_dim)                     \
+  X(std::int64_t, mamba_head_dim)                      \
+  X(std::int64_t, mamba_num_groups)                    \
+  X(std::int64_t, mamba_num_heads)                     \
+  X(std::int64_t, gdp_num_householder)                 \
   X(std::vector<std::string>, spec)
 
 // Unset members are Megatron's None. Booleans that are unset read as false.

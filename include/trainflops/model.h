@@ -93,7 +93,7 @@ struct Moe {
 using ChannelMixer = std::variant<DenseMlp, Moe>;
 
 struct Layer {
-  std::optional<Mixer> mixer;                  // at least one of the two is set
+  std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
 };
 
@@ -103,6 +103,7 @@ struct Layer {
 enum class MegatronPath { kStandard, kHybrid };
 
 struct Model {
+  std::string name;  // optional, for reports
   std::int64_t hidden_size = 0;
   std::int64_t vocab_size = 0;  // the padded vocabulary the logits are computed over
   std::vector<Layer> layers;    // the decoder, in order
@@ -123,6 +124,10 @@ std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);
 // "mla+moe", "mamba2", "mlp", ...
 std::string layer_kind(const Layer& layer);
+
+// One line for reports: "78 layers (3 mla+mlp, 75 mla+moe) + 1 MTP depth,
+// hidden 6144, vocab 154880".
+std::string summarize(const Model& model);
 
 }  // namespace trainflops
 

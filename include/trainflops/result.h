@@ -27,8 +27,8 @@ class Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}    // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
   // Preconditions: ok() for value(), !ok() for error().
@@ -56,10 +56,10 @@ using Status = Result<Ok>;
   lhs = std::move(tmp).value()
 #define TRAINFLOPS_ASSIGN_OR_RETURN(lhs, expr) \
   TRAINFLOPS_ASSIGN_OR_RETURN_IMPL(TRAINFLOPS_CONCAT(result_, __LINE__), lhs, expr)
-#define TRAINFLOPS_RETURN_IF_ERROR(expr)          \
-  do {                                            \
-    auto status_ = (expr);                        \
-    if (!status_.ok()) return status_.error();    \
+#define TRAINFLOPS_RETURN_IF_ERROR(expr)       \
+  do {                                         \
+    auto status_ = (expr);                     \
+    if (!status_.ok()) return status_.error(); \
   } while (false)
 
 #endif  // TRAINFLOPS_RESULT_H_

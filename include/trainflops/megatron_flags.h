@@ -1,0 +1,76 @@
+// Megatron-LM command-line flags, as pasted from a launch script, turned into
+// the arguments Megatron-LM's accounting reads once its parser and
+// validate_args have run.
+//
+// Contract:
+//  - argv holds the flags without the program name. Each flag is spelled as
+//    Megatron-LM's argparse spells it (NVIDIA/Megatron-LM
+//    megatron/training/arguments.py) and takes its value either as the next
+//    token or after '=' ("--num-layers 32", "--num-layers=32"). A value may
+//    start with a single '-' ("-1"); a token starting with "--" is a flag.
+//  - A flag of a MegatronArgs member is "--" + its name with '_' as '-',
+//    e.g. --moe-router-topk. Switches (the bool members: --swiglu,
+//    --group-query-attention, --multi-latent-attention,
+//    --attention-output-gate) take no value. --spec takes any number of words.
+//    --hybrid-layer-pattern is also accepted under its older name
+//    --hybrid-override-pattern. --moe-layer-freq and --linear-attention-freq
+//    take an integer or a Python list expression such as "([0]*3+[1]*75)"
+//    (integers, lists, '+', '*', parentheses; evaluated without eval).
+//  - Relevant flags that are not members: --vocab-size,
+//    --make-vocab-size-divisible-by and --tensor-model-parallel-size give
+//    padded_vocab_size the way Megatron-LM pads the tokenizer's vocabulary
+//    (the size rounded up to a multiple of divisible_by * tp, by default
+//    128 * 1), after adding the end-of-document token that Megatron-LM's
+//    NullTokenizer appends when --tokenizer-type NullTokenizer is given;
+//    --padded-vocab-size N sets it directly and wins (a Megatron-LM
+//    flag since 2025, and a trainflops convenience for older launch scripts).
+//    Without either, padded_vocab_size stays unset. --encoder-num-layers and
+//    --encoder-seq-length stand in for --num-layers and --seq-length as in
+//    Megatron-LM. --global-batch-size goes to global_batch_size.
+//  - A relevant flag given twice: the last one wins, as with argparse.
+//  - Members a launch script omits get Megatron-LM's parser defaults and
+//    validate_args derivations: switches false, num_query_groups 1,
+//    ffn_hidden_size 4h (int(8h/3/64)*64 with --swiglu), kv_channels
+//    h / num_attention_heads, moe_router_topk 2, moe_layer_freq 1,
+//    moe_ffn_hidden_size = ffn_hidden_size when num_experts is set
+//    (--num-experts 0 means no experts), kv_lora_rank 32, qk_head_dim 128,
+//    qk_pos_emb_head_dim 64, v_head_dim 128, linear_* 128/128/16/32/4,
+//    mamba_state_dim 128, mamba_head_dim 64, mamba_num_groups 8,
+//    gdp_num_householder 3. Members without a default stay unset
+//    (Megatron's None), and the model builder reports the ones it needs.
+//  - gdp_num_householder is in none of the NVIDIA/Megatron-LM sources this
+//    was checked against; --gdp-num-householder and its default 3 follow the
+//    TransformerConfig field of the Megatron-LM versions with gated delta
+//    product layers.
+//  - Every other flag is recorded in `ignored` with its values, in the order
+//    given: those in Megatron-LM's flag list, and unknown ones (from a
+//    fork or an extra_args_provider). Their values are the tokens up to the
+//    next flag. An unknown flag within Damerau-Levenshtein distance 2 of a
+//    known one (1 for names of at most 8 characters) is taken for a typo.
+//  - Never throws; every failure is an Error naming the flag, the value and
+//    the rule, e.g. `--num-layers = "abc": must be an integer`,
+//    `unknown flag --num-layer: did you mean --num-layers?`.
+#ifndef TRAINFLOPS_MEGATRON_FLAGS_H_
+#define TRAINFLOPS_MEGATRON_FLAGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainflops/megatron_args.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+struct ParsedMegatronFlags {
+  MegatronArgs args;                              // what Megatron-LM's validated args would hold
+  std::optional<std::int64_t> global_batch_size;  // --global-batch-size, if given
+  std::vector<std::string> ignored;               // flags that do not change FLOPs, with values: "--lr 3e-4"
+};
+
+Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_MEGATRON_FLAGS_H_

@@ -1,0 +1,236 @@
+#include "trainflops/count.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace trainflops {
+namespace {
+
+Model llama_like(std::int64_t layers) {
+  Model model;
+  model.hidden_size = 512;
+  model.vocab_size = 32000;
+  const Layer layer{Mixer{GqaAttention{8, 2, 64, false}}, ChannelMixer{DenseMlp{1408, true}}};
+  model.layers.assign(static_cast<std::size_t>(layers), layer);
+  return model;
+}
+
+// A dense model trains at 6 FLOPs per parameter per token (2 per FMA, x3 for
+// forward, dgrad and wgrad), plus attention's 2 x q FMAs per causal pair.
+TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
+  const Model model = llama_like(4);
+  const Int128 h = 512, q = 8 * 64, kv = 2 * 64, ffn = 1408, vocab = 32000, layers = 4;
+  const Int128 params_per_layer = h * q + 2 * h * kv + q * h + 3 * h * ffn;  // Wq, Wk, Wv, Wo, SwiGLU
+  const Int128 params = layers * params_per_layer + h * vocab;               // + output layer
+  struct Case {
+    Workload workload;
+    Int128 tokens, pairs;
+  };
+  const std::vector<Case> cases = {
+      {Bshd{3, 100}, 300, 3 * 100 * 101 / 2},
+      {PackedDocuments{{5, 1, 0, 7}}, 13, 15 + 1 + 0 + 28},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(describe(c.workload));
+    const Result<Report> report = count(model, c.workload, Mode::kModel);
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    const Int128 expected = 6 * params * c.tokens + 6 * 2 * q * layers * c.pairs;
+    EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
+  }
+}
+
+// Megatron-LM charges S2/2 causal pairs where the exact count is sum L(L+1)/2:
+// the two differ by exactly T/2 pairs.
+TEST(CountTest, MegatronModeDiffersFromModelModeByHalfAPairPerToken) {
+  const Model model = llama_like(2);
+  const Workload workload = PackedDocuments{{10, 20, 30}};
+  const auto megatron = count(model, workload, Mode::kMegatron);
+  const auto exact = count(model, workload, Mode::kModel);
+  ASSERT_TRUE(megatron.ok() && exact.ok());
+  const double core_per_pair = 6.0 * 2 * 512 * 2;  // X F 2q, two layers
+  EXPECT_DOUBLE_EQ(exact.value().total.value - megatron.value().total.value, core_per_pair * 60 / 2);
+}
+
+// Random models of every layer type: the components sum to the total and so
+// do the layers (exactly in model mode), and total() agrees with report().
+class RandomModels {
+ public:
+  explicit RandomModels(std::uint64_t seed) : rng_(seed) {}
+
+  std::int64_t size(std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(rng_);
+  }
+
+  Mixer mixer() {
+    switch (size(0, 5)) {
+      case 0: {
+        const std::int64_t groups = size(1, 4);
+        return GqaAttention{groups * size(1, 4), groups, size(1, 3) == 1 ? std::nullopt : std::optional(size(8, 128)),
+                            size(0, 1) == 1};
+      }
+      case 1:
+        return MlaAttention{size(1, 16),   size(0, 1) ? std::optional(size(16, 512)) : std::nullopt,
+                            size(16, 512), size(8, 192),
+                            size(0, 64),   size(8, 256)};
+      case 2:
+        return GatedDeltaNet{size(0, 1) ? GatedDeltaNet::Variant::kGdn2 : GatedDeltaNet::Variant::kGdn,
+                             size(8, 128),
+                             size(8, 128),
+                             size(1, 16),
+                             size(1, 32),
+                             size(2, 4)};
+      case 3: return Mamba2{size(64, 1024), size(1, 64), size(1, 8), size(16, 128)};
+      default: return GatedDeltaProduct{size(64, 1024), size(1, 64), size(1, 8), size(16, 128), size(1, 3)};
+    }
+  }
+
+  ChannelMixer channel_mixer() {
+    if (size(0, 1)) return DenseMlp{size(64, 4096), size(0, 1) == 1};
+    return Moe{std::nullopt,
+               size(1, 8),
+               size(64, 2048),
+               size(0, 1) ? std::optional(size(64, 2048)) : std::nullopt,
+               size(0, 2) == 0 ? std::optional(size(64, 512)) : std::nullopt,
+               size(0, 1) == 1};
+  }
+
+  Layer layer() {
+    switch (size(0, 2)) {
+      case 0: return Layer{mixer(), std::nullopt};
+      case 1: return Layer{std::nullopt, channel_mixer()};
+      default: return Layer{mixer(), channel_mixer()};
+    }
+  }
+
+  Model model() {
+    Model m;
+    m.hidden_size = size(64, 2048);
+    m.vocab_size = size(1000, 200000);
+    m.megatron_path = size(0, 1) ? MegatronPath::kHybrid : MegatronPath::kStandard;
+    for (std::int64_t i = size(1, 12); i > 0; --i) m.layers.push_back(layer());
+    const std::int64_t depths = size(0, 2);
+    const std::vector<Layer> depth = {layer()};
+    m.mtp_depths.assign(static_cast<std::size_t>(depths), depth);
+    return m;
+  }
+
+  Workload workload() {
+    if (size(0, 1)) return Bshd{size(1, 64), size(1, 8192)};
+    PackedDocuments docs;
+    for (std::int64_t i = size(1, 20); i > 0; --i) docs.lengths.push_back(size(0, 5000));
+    docs.lengths.push_back(1);
+    return docs;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+TEST(CountTest, BreakdownsSumToTheTotal) {
+  RandomModels random(20261202);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Model model = random.model();
+    const Workload workload = random.workload();
+    for (Mode mode : {Mode::kMegatron, Mode::kModel}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(mode_name(mode)));
+      const Result<FlopsCounter> counter = FlopsCounter::create(model, mode);
+      ASSERT_TRUE(counter.ok()) << counter.error().message();
+      const Result<Report> report = counter.value().report(workload);
+      ASSERT_TRUE(report.ok()) << report.error().message();
+      const Report& r = report.value();
+      const Result<Flops> total = counter.value().total(workload);
+      ASSERT_TRUE(total.ok());
+      EXPECT_EQ(total.value().value, r.total.value);
+      if (mode == Mode::kModel) {
+        Int128 by_component = 0, by_layer = 0;
+        for (const auto& part : r.components) by_component += *part.flops.exact;
+        for (const auto& layer : r.layers) by_layer += *layer.flops.exact;
+        EXPECT_EQ(to_decimal(by_component), to_decimal(*r.total.exact));
+        EXPECT_EQ(to_decimal(by_layer), to_decimal(*r.total.exact));
+        EXPECT_EQ(total.value().exact, r.total.exact);
+      } else {
+        double by_component = 0, by_layer = 0;
+        for (const auto& part : r.components) by_component += part.flops.value;
+        for (const auto& layer : r.layers) by_layer += layer.flops.value;
+        EXPECT_NEAR(by_component, r.total.value, 1e-15 * r.total.value * r.layers.size());
+        EXPECT_NEAR(by_layer, r.total.value, 1e-15 * r.total.value * r.layers.size());
+      }
+    }
+  }
+}
+
+TEST(CountTest, ReportNamesLayersAndKinds) {
+  Model model = llama_like(2);
+  model.mtp_depths = {{model.layers[0]}};
+  const Result<Report> report = count(model, Bshd{1, 16}, Mode::kModel);
+  ASSERT_TRUE(report.ok());
+  std::vector<std::string> names, kinds;
+  for (const auto& layer : report.value().layers) {
+    names.push_back(layer.name);
+    kinds.push_back(layer.kind);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"decoder.1", "decoder.2", "mtp1.projection", "mtp1.1", "logits"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"gqa+mlp", "gqa+mlp", "projection", "gqa+mlp", "logits"}));
+  EXPECT_EQ(to_decimal(report.value().tokens), "16");
+}
+
+TEST(CountTest, Errors) {
+  const Model model = llama_like(1);
+  struct Case {
+    const char* name;
+    Model model;
+    Workload workload;
+    Mode mode;
+    std::string message;
+  };
+  Model no_layers = model;
+  no_layers.layers.clear();
+  Model bad_groups = model;
+  std::get<GqaAttention>(*bad_groups.layers[0].mixer).num_query_groups = 3;
+  Model huge = model;
+  huge.hidden_size = std::int64_t{1} << 40;
+  const std::vector<Case> cases = {
+      {"aggregates in model mode", model, SequenceAggregates{10, 50}, Mode::kModel,
+       "model mode counts every document exactly and needs their lengths (docs, cu_seqlens or a BSHD batch); "
+       "total_real_tokens and seqlen_squared_sum allow megatron mode only"},
+      {"inconsistent aggregates", model, SequenceAggregates{10, 5}, Mode::kMegatron,
+       "seqlen_squared_sum = 5: must be at least total_real_tokens = 10 (every L^2 >= L)"},
+      {"impossible aggregates", model, SequenceAggregates{10, 101}, Mode::kMegatron,
+       "seqlen_squared_sum = 101: must be at most total_real_tokens^2 = 100 (sum L^2 <= (sum L)^2)"},
+      {"no tokens", model, PackedDocuments{{0, 0}}, Mode::kModel,
+       "docs: the batch holds no tokens (at least one length must be positive)"},
+      {"negative length", model, PackedDocuments{{4, -1}}, Mode::kModel,
+       "docs[1] = -1: a document length must be >= 0"},
+      {"zero batch", model, Bshd{0, 16}, Mode::kModel, "batch_size = 0: must be a positive integer"},
+      {"no layers", no_layers, Bshd{1, 16}, Mode::kModel, "layers: must hold at least one layer"},
+      {"groups", bad_groups, Bshd{1, 16}, Mode::kModel,
+       "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
+      {"size cap", huge, Bshd{1, 16}, Mode::kModel, "hidden_size = 1099511627776: must be at most 2147483647"},
+      {"overflow", model, Bshd{INT64_MAX, INT64_MAX}, Mode::kModel,
+       "the causal_pairs of the batch does not fit in 128 bits; the workload is too large to count exactly"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Result<Report> report = count(c.model, c.workload, c.mode);
+    ASSERT_FALSE(report.ok());
+    EXPECT_EQ(report.error().message(), c.message);
+  }
+}
+
+// Lengths near the 64-bit limit either count exactly in 128 bits or fail.
+TEST(CountTest, HugeLengthsCountExactly) {
+  Model tiny;
+  tiny.hidden_size = 1;
+  tiny.vocab_size = 1;
+  tiny.layers = {Layer{std::nullopt, ChannelMixer{DenseMlp{1, false}}}};
+  const std::int64_t length = INT64_MAX;
+  const Result<Report> report = count(tiny, PackedDocuments{{length}}, Mode::kModel);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  // Per token: MLP 2 FMAs + logits 1 FMA = 3 FMAs = 18 FLOPs trained.
+  EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(Int128{18} * length));
+}
+
+}  // namespace
+}  // namespace trainflops

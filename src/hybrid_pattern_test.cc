@@ -1,0 +1,68 @@
+#include "trainflops/hybrid_pattern.h"
+
+#include <gtest/gtest.h>
+
+namespace trainflops {
+namespace {
+
+std::string symbols(const std::vector<LayerSymbol>& layers) {
+  std::string text;
+  for (LayerSymbol s : layers) text.push_back(static_cast<char>(s));
+  return text;
+}
+
+TEST(HybridPatternTest, Parses) {
+  struct Case {
+    const char* pattern;
+    const char* main;
+    std::vector<std::string> mtp;
+  };
+  const std::vector<Case> cases = {
+      {"M*-E", "M*-E", {}},
+      {"MM|**|--", "MM**--", {}},          // stages are ignored
+      {"[M*][M*]-", "M*M*-", {}},          // groups are ignored
+      {"[M[*]]E", "M*E", {}},              // and may nest
+      {"G+E/+E/+E", "G+E", {"+E", "+E"}},  // one MTP depth per '/'
+      {"M|*/[*]-", "M*", {"*-"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pattern);
+    const Result<HybridPattern> parsed = parse_hybrid_pattern(c.pattern);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(symbols(parsed.value().main), c.main);
+    std::vector<std::string> mtp;
+    for (const auto& depth : parsed.value().mtp_depths) mtp.push_back(symbols(depth));
+    EXPECT_EQ(mtp, c.mtp);
+  }
+}
+
+TEST(HybridPatternTest, Errors) {
+  struct Case {
+    const char* pattern;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"M*x-", "hybrid_layer_pattern = \"M*x-\": 'x' at position 3 is not a layer symbol (M G * + - E, with | [ ] /)"},
+      {"", "hybrid_layer_pattern = \"\": the main pattern has no layers"},
+      {"||", "hybrid_layer_pattern = \"||\": the main pattern has no layers"},
+      {"/M", "hybrid_layer_pattern = \"/M\": the main pattern before '/' is empty"},
+      {"M*/", "hybrid_layer_pattern = \"M*/\": MTP depth 1 is empty"},
+      {"M*//*", "hybrid_layer_pattern = \"M*//*\": MTP depth 1 is empty"},
+      {"M*/*-/*E",
+       "hybrid_layer_pattern = \"M*/*-/*E\": MTP depth 2 differs from depth 1 (all MTP depths must be equal)"},
+      {"M*+", "hybrid_layer_pattern = \"M*+\": '*' (MHA/GQA) and '+' (MLA) attention cannot be mixed in one model"},
+      {"*/+", "hybrid_layer_pattern = \"*/+\": '*' (MHA/GQA) and '+' (MLA) attention cannot be mixed in one model"},
+      {"[M*", "hybrid_layer_pattern = \"[M*\": a '[' is never closed"},
+      {"M]*", "hybrid_layer_pattern = \"M]*\": ']' at position 2 closes no '['"},
+      {"[M/*]", "hybrid_layer_pattern = \"[M/*]\": '/' at position 3 inside '[ ]'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pattern);
+    const Result<HybridPattern> parsed = parse_hybrid_pattern(c.pattern);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_EQ(parsed.error().message(), c.message);
+  }
+}
+
+}  // namespace
+}  // namespace trainflops

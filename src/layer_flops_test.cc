@@ -1,0 +1,112 @@
+// Hand-derived forward FLOPs for each layer type. Every expected number is
+// worked out in the comment beside it from the layer's GEMM shapes.
+#include "trainflops/layer_flops.h"
+
+#include <gtest/gtest.h>
+
+namespace trainflops {
+namespace {
+
+struct ExpectedTerm {
+  Component component;
+  Statistic per;
+  Int128 forward_flops;
+  Int128 divisor;
+};
+
+struct LayerCase {
+  const char* name;
+  Terms terms;
+  std::vector<ExpectedTerm> expected;
+};
+
+constexpr auto kProj = Component::kAttentionProjections;
+constexpr auto kCore = Component::kCoreAttention;
+
+GqaAttention gqa(std::optional<std::int64_t> head_dim, std::int64_t groups, bool gate) {
+  return GqaAttention{4, groups, head_dim, gate};
+}
+
+TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
+  const MlaAttention mla{2, 4, 3, 5, 2, 6};
+  const std::vector<LayerCase> cases = {
+      // h=8, n=4, g=2, head 2: q=8, kv=4. h(q+2kv) + qh = 128 + 64 = 192 FMAs; core 2q = 16 FMAs per pair.
+      {"gqa",
+       gqa_attention_terms(gqa(2, 2, false), 8, Convention::kModel),
+       {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
+      // The gate adds h*q = 64 FMAs.
+      {"gqa with gate",
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kModel),
+       {{kProj, kTokens, 512, 1}, {kCore, kCausalPairs, 32, 1}}},
+      {"gqa with gate, Megatron standard",
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kMegatronStandard),
+       {{kProj, kTokens, 512, 1}, {kCore, kCausalPairs, 32, 1}}},
+      // Megatron's hybrid path has no gate term.
+      {"gqa with gate, Megatron hybrid",
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kMegatronHybrid),
+       {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
+      // No head dim, h=10, n=4, g=2: q = 10, kv = 10*2/4 = 5: 100 + 100 + 2*10*5 = 300 FMAs; core 2*10.
+      {"gqa without head dim",
+       gqa_attention_terms(gqa(std::nullopt, 2, false), 10, Convention::kModel),
+       {{kProj, kTokens, 600, 1}, {kCore, kCausalPairs, 40, 1}}},
+      // g=1: kv = 2.5. Megatron: 200 + 2*10*2.5 = 250 FMAs = 2000/4 FLOPs; exact: kv rounds down to 2, 240 FMAs.
+      {"gqa fractional kv, Megatron",
+       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention::kMegatronHybrid),
+       {{kProj, kTokens, 2000, 4}, {kCore, kCausalPairs, 40, 1}}},
+      {"gqa fractional kv, exact",
+       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention::kModel),
+       {{kProj, kTokens, 480, 1}, {kCore, kCausalPairs, 40, 1}}},
+      // h=16, n=2, q LoRA 4, kv LoRA 3, qk 5, rope 2, v 6:
+      // query 4(16 + 2*7 + 1) = 124; kv 3(16 + 2*11 + 1) + 16*2 = 149; out 2*6*16 = 192; 465 FMAs.
+      // core 2*7 + 2*6 = 26 FMAs per pair.
+      {"mla", mla_attention_terms(mla, 16), {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // Without q LoRA the query is 16*2*7 = 224: 565 FMAs.
+      {"mla without q lora",
+       mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16),
+       {{kProj, kTokens, 1130, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
+      // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
+      {"gdn",
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn, 2, 3, 2, 4, 4}, 8),
+       {{Component::kGatedDeltaNet, kTokens, 1280, 1}}},
+      // gdn2: in 4*4 + 3*12 = 52 -> 416; 736 FMAs.
+      {"gdn2",
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn2, 2, 3, 2, 4, 4}, 8),
+       {{Component::kGatedDeltaNet, kTokens, 1472, 1}}},
+      // h=8, d=16, 4 heads, 2 groups, state 3: in 8(32 + 12 + 4) = 384, out 128: 512 FMAs; scan 7*16*3 FLOPs.
+      {"mamba2",
+       mamba2_terms(Mamba2{16, 4, 2, 3}, 8),
+       {{Component::kMamba, kTokens, 1024, 1}, {Component::kMamba, kTokens, 336, 1}}},
+      // H=2: in 16*3 + 6*3 + 4*3 = 78 -> 624; conv 4(16*2 + 6*3) = 200; out 128: 952 FMAs;
+      // scan (4*2 + 3)*16*3 = 528 FLOPs.
+      {"gdp",
+       gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8),
+       {{Component::kGatedDeltaProduct, kTokens, 1904, 1}, {Component::kGatedDeltaProduct, kTokens, 528, 1}}},
+      // h=8, ffn 12: 2*8*12 = 192 FMAs; gated 3*8*12 = 288.
+      {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8), {{Component::kMlp, kTokens, 384, 1}}},
+      {"swiglu mlp", dense_mlp_terms(DenseMlp{12, true}, 8), {{Component::kMlp, kTokens, 576, 1}}},
+      // h=8, expert 6, top-2, gated: 3*6*2*8 = 288 FMAs; shared 5: 3*8*5 = 120.
+      {"moe",
+       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8),
+       {{Component::kMoeRouted, kTokens, 576, 1}, {Component::kMoeShared, kTokens, 240, 1}}},
+      // latent 4: experts 3*6*2*4 = 144, in and out 2*8*4 = 64: 208 FMAs.
+      {"moe latent", moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8), {{Component::kMoeRouted, kTokens, 416, 1}}},
+      // 3h + 2h^2 = 24 + 128 = 152 FMAs.
+      {"mtp projection", mtp_projection_terms(8), {{Component::kMtp, kTokens, 304, 1}}},
+      {"logits", logits_terms(8, 100), {{Component::kLogits, kTokens, 1600, 1}}},
+  };
+  for (const LayerCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_EQ(c.terms.size(), c.expected.size());
+    for (std::size_t i = 0; i < c.terms.size(); ++i) {
+      EXPECT_EQ(c.terms[i].component, c.expected[i].component);
+      EXPECT_EQ(c.terms[i].per, c.expected[i].per);
+      EXPECT_EQ(to_decimal(c.terms[i].forward_flops), to_decimal(c.expected[i].forward_flops));
+      EXPECT_EQ(to_decimal(c.terms[i].divisor), to_decimal(c.expected[i].divisor));
+      EXPECT_EQ(c.terms[i].executions, kTrainingExpansion);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainflops

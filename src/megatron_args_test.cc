@@ -1,0 +1,160 @@
+#include "trainflops/megatron_args.h"
+
+#include <gtest/gtest.h>
+
+namespace trainflops {
+namespace {
+
+// A small standard-path model; cases patch fields of it.
+const char* const kBase = R"({
+  "num_layers": 4, "hidden_size": 256, "ffn_hidden_size": 1024, "num_attention_heads": 8,
+  "group_query_attention": true, "num_query_groups": 2, "kv_channels": 32, "swiglu": true,
+  "padded_vocab_size": 1024, "seq_length": 128
+})";
+
+Result<Model> model_from(const std::string& patch) {
+  std::string text = kBase;
+  text.pop_back();  // drop '}' so that the patch's fields extend the object
+  text = text.substr(0, text.find_last_not_of(" \n") + 1);
+  if (!patch.empty()) text += ", " + patch;
+  text += "}";
+  Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
+  if (!parsed.ok()) return parsed.error();
+  return model_from_megatron_args(parsed.value().args);
+}
+
+TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
+  struct Case {
+    std::string patch;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"("num_layers": 0)", "num_layers = 0: must be a positive integer"},
+      {R"("num_layers": null)", "num_layers is missing: required for every model"},
+      {R"("hidden_size": 4.5)", "hidden_size = 4.5: must be an integer or null"},
+      {R"("swiglu": 1)", "swiglu = 1: must be true, false or null"},
+      {R"("padded_vocab_size": null)", "padded_vocab_size is missing: required for every model"},
+      {R"("kv_channels": null)", "kv_channels is missing: required for attention layers"},
+      {R"("num_query_groups": null)", "num_query_groups is missing: required when group_query_attention is true"},
+      {R"("num_query_groups": 3)", "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
+      {R"("num_experts": 8, "moe_layer_freq": [1, 0, 1])",
+       "moe_layer_freq: the list has 3 entries; it must have num_layers = 4"},
+      {R"("num_experts": 8, "moe_layer_freq": [1, 0, 2, 1], "moe_router_topk": 2)",
+       "moe_layer_freq[2] = 2: entries must be 0 or 1"},
+      {R"("num_experts": 8, "moe_layer_freq": 0, "moe_router_topk": 2)",
+       "moe_layer_freq = 0: must be a positive integer"},
+      {R"("num_experts": 8, "moe_layer_freq": 1)", "moe_router_topk is missing: required for MoE layers"},
+      {R"("num_experts": 8, "moe_layer_freq": "1")",
+       "moe_layer_freq = \"1\": must be an integer, a list of 0/1 or null"},
+      {R"("num_experts": 8, "moe_router_topk": 9, "moe_layer_freq": 1)",
+       "layers[0].channel_mixer.topk = 9: must not exceed num_experts = 8"},
+      {R"("multi_latent_attention": true)",
+       "group_query_attention = true: cannot be combined with multi-latent attention"},
+      {R"("multi_latent_attention": true, "group_query_attention": false)",
+       "kv_lora_rank is missing: required for multi-latent attention"},
+      {R"("experimental_attention_variant": "linear")",
+       "experimental_attention_variant = \"linear\": must be one of gdn, gdn2, gated_delta_net, or null"},
+      {R"("experimental_attention_variant": "gdn")",
+       "linear_attention_freq is missing: required when experimental_attention_variant is \"gdn\""},
+      {R"("experimental_attention_variant": "gdn", "linear_attention_freq": 4)",
+       "linear_key_head_dim is missing: required for gated delta net layers"},
+      {R"("experimental_attention_variant": "gdn", "linear_attention_freq": [1, 1, 1, 0], "mtp_num_layers": 1)",
+       "linear_attention_freq: the list has 4 entries; it must have num_layers + mtp_num_layers = 5"},
+      {R"("mtp_num_layers": -1)", "mtp_num_layers = -1: must be >= 0"},
+      {R"("hybrid_layer_pattern": "M*-X")",
+       "hybrid_layer_pattern = \"M*-X\": 'X' at position 4 is not a layer symbol (M G * + - E, with | [ ] /)"},
+      {R"("hybrid_layer_pattern": "M*-E")", "mamba_state_dim is missing: required for Mamba layers"},
+      {R"("hybrid_layer_pattern": "**--*")", "num_layers = 4: hybrid_layer_pattern has 5 layers before any '/'"},
+      {R"("hybrid_layer_pattern": "**--/*-")",
+       "mtp_num_layers = None: must equal the number of MTP depths in hybrid_layer_pattern (1, one per '/')"},
+      {R"("hybrid_layer_pattern": "**--", "mtp_num_layers": 2)",
+       "mtp_num_layers = 2: must equal the number of MTP depths in hybrid_layer_pattern (0, one per '/')"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.patch);
+    const Result<Model> model = model_from(c.patch);
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.error().message(), c.message);
+  }
+}
+
+TEST(MegatronArgsTest, StandardPathLayers) {
+  struct Case {
+    std::string patch;
+    std::vector<std::string> kinds;
+    std::vector<std::string> mtp_kinds;
+  };
+  const std::vector<Case> cases = {
+      {"", {"gqa+mlp", "gqa+mlp", "gqa+mlp", "gqa+mlp"}, {}},
+      // Without num_experts Megatron-LM treats every layer as dense, whatever moe_layer_freq says.
+      {R"("moe_layer_freq": 1, "moe_router_topk": 2)", {"gqa+mlp", "gqa+mlp", "gqa+mlp", "gqa+mlp"}, {}},
+      {R"("num_experts": 8, "moe_layer_freq": 2, "moe_router_topk": 2)",
+       {"gqa+moe", "gqa+mlp", "gqa+moe", "gqa+mlp"},
+       {}},
+      // MTP layers take the channel mixer of the last decoder layer.
+      {R"("num_experts": 8, "moe_layer_freq": [0, 0, 1, 1], "moe_router_topk": 2, "mtp_num_layers": 2)",
+       {"gqa+mlp", "gqa+mlp", "gqa+moe", "gqa+moe"},
+       {"gqa+moe", "gqa+moe"}},
+      {R"("num_experts": 8, "moe_layer_freq": [1, 1, 1, 0], "moe_router_topk": 2, "mtp_num_layers": 1)",
+       {"gqa+moe", "gqa+moe", "gqa+moe", "gqa+mlp"},
+       {"gqa+mlp"}},
+      // Linear attention on every layer but each 2nd, counted across decoder and MTP layers.
+      {R"("experimental_attention_variant": "gdn2", "linear_attention_freq": 2, "mtp_num_layers": 1,
+          "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_num_key_heads": 2,
+          "linear_num_value_heads": 4, "linear_conv_kernel_dim": 4)",
+       {"gdn2+mlp", "gqa+mlp", "gdn2+mlp", "gqa+mlp"},
+       {"gdn2+mlp"}},
+      {R"("hybrid_layer_pattern": "[M*]|-E/*-/*-", "num_layers": null, "mtp_num_layers": 2, "moe_router_topk": 2,
+          "mamba_state_dim": 16, "mamba_head_dim": 16, "mamba_num_groups": 1)",
+       {"mamba2", "gqa", "mlp", "moe"},
+       {"gqa", "mlp", "gqa", "mlp"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.patch);
+    const Result<Model> model = model_from(c.patch);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    std::vector<std::string> kinds, mtp_kinds;
+    for (const Layer& layer : model.value().layers) kinds.push_back(layer_kind(layer));
+    for (const auto& depth : model.value().mtp_depths) {
+      for (const Layer& layer : depth) mtp_kinds.push_back(layer_kind(layer));
+    }
+    EXPECT_EQ(kinds, c.kinds);
+    EXPECT_EQ(mtp_kinds, c.mtp_kinds);
+  }
+}
+
+TEST(MegatronArgsTest, UnknownKeysAreIgnoredAndListed) {
+  const Result<ParsedMegatronArgs> parsed =
+      parse_megatron_args_json(R"({"hidden_size": 8, "lr": 0.0003, "micro_batch_size": null})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().ignored, (std::vector<std::string>{"lr", "micro_batch_size"}));
+  EXPECT_EQ(parsed.value().args.hidden_size, 8);
+}
+
+TEST(MegatronArgsTest, HybridDefaultsAndDerivedSizes) {
+  // Mamba heads default to 2h / head_dim; gated delta nets take Megatron's
+  // hybrid defaults 128/128/16/32/4; the gated-delta-product spec turns M into GDP.
+  const Result<Model> model = model_from(
+      R"("hybrid_layer_pattern": "MG*-", "mamba_state_dim": 16, "mamba_head_dim": 64, "mamba_num_groups": 2,
+         "gdp_num_householder": 2)");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  const auto& mamba = std::get<Mamba2>(*model.value().layers[0].mixer);
+  EXPECT_EQ(mamba.inner_dim, 512);
+  EXPECT_EQ(mamba.num_heads, 8);
+  const auto& gdn = std::get<GatedDeltaNet>(*model.value().layers[1].mixer);
+  EXPECT_EQ(std::vector<std::int64_t>(
+                {gdn.key_head_dim, gdn.value_head_dim, gdn.num_key_heads, gdn.num_value_heads, gdn.conv_kernel_dim}),
+            std::vector<std::int64_t>({128, 128, 16, 32, 4}));
+  const Result<Model> gdp = model_from(
+      R"("hybrid_layer_pattern": "MG*-", "mamba_state_dim": 16, "mamba_head_dim": 64, "mamba_num_groups": 2,
+         "mamba_num_heads": 4, "gdp_num_householder": 2,
+         "spec": ["megatron.core.models.hybrid.hybrid_layer_specs", "gdp_stack_spec"])");
+  ASSERT_TRUE(gdp.ok()) << gdp.error().message();
+  const auto& product = std::get<GatedDeltaProduct>(*gdp.value().layers[0].mixer);
+  EXPECT_EQ(product.inner_dim, 4 * 64);
+  EXPECT_EQ(product.num_householder, 2);
+  EXPECT_EQ(gdp.value().megatron_path, MegatronPath::kHybrid);
+}
+
+}  // namespace
+}  // namespace trainflops

@@ -1,0 +1,175 @@
+#include "trainflops/render.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace trainflops {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string printf_string(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string share_of(double part, double total) {
+  return total > 0 ? printf_string("%5.1f%%", 100 * part / total) : "  -  ";
+}
+
+std::string pad_right(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string pad_left(std::string text, std::size_t width) {
+  if (text.size() < width) text.insert(0, width - text.size(), ' ');
+  return text;
+}
+
+// "1.23 EFLOP" for the total line.
+std::string with_unit(double flops) {
+  static constexpr const char* kUnits[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP"};
+  int unit = 0;
+  while (flops >= 1000 && unit < 7) {
+    flops /= 1000;
+    ++unit;
+  }
+  return printf_string("%.3g ", flops) + kUnits[unit];
+}
+
+bool same_flops(const Flops& a, const Flops& b) { return a.exact ? a.exact == b.exact : a.value == b.value; }
+
+// "decoder.4" -> ("decoder", 4); rows without a number keep index 0.
+std::pair<std::string, long> split_name(const std::string& name) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos) return {name, 0};
+  const std::string tail = name.substr(dot + 1);
+  if (tail.empty() || tail.find_first_not_of("0123456789") != std::string::npos) return {name, 0};
+  return {name.substr(0, dot), std::stol(tail)};
+}
+
+std::string render_table(const Report& report) {
+  const double total = report.total.value;
+  std::string out = "trainflops: " + std::string(mode_name(report.mode)) + " mode, one training iteration\n";
+  out += "model      " + report.model + "\n";
+  out += "workload   " + report.workload + "\n\n";
+  out += "total      " + format_flops(total) + " FLOPs  (" + with_unit(total) + ")\n";
+  if (report.total.exact) out += "exact      " + to_decimal(*report.total.exact) + "\n";
+  out += "per token  " + format_flops(report.per_token) + " FLOPs\n\n";
+
+  out += pad_right("component", 26) + pad_left("FLOPs", 12) + pad_left("share", 8) + "\n";
+  for (const ComponentFlops& part : report.components) {
+    out += pad_right(std::string(component_name(part.component)), 26) + pad_left(format_flops(part.flops.value), 12) +
+           pad_left(share_of(part.flops.value, total), 8) + "\n";
+  }
+
+  out += "\n" + pad_right("layers", 20) + pad_right("kind", 14) + pad_left("count", 6) + pad_left("FLOPs each", 13) +
+         pad_left("share", 8) + "\n";
+  for (std::size_t i = 0; i < report.layers.size();) {
+    const LayerFlops& first = report.layers[i];
+    const auto [prefix, number] = split_name(first.name);
+    std::size_t end = i + 1;
+    while (end < report.layers.size() && number > 0) {
+      const LayerFlops& next = report.layers[end];
+      const auto [next_prefix, next_number] = split_name(next.name);
+      if (next_prefix != prefix || next_number != number + static_cast<long>(end - i) || next.kind != first.kind ||
+          !same_flops(next.flops, first.flops)) {
+        break;
+      }
+      ++end;
+    }
+    const std::size_t run = end - i;
+    const std::string name =
+        run == 1 ? first.name
+                 : prefix + "." + std::to_string(number) + "-" + std::to_string(number + static_cast<long>(run) - 1);
+    out += pad_right(name, 20) + pad_right(first.kind, 14) + pad_left(std::to_string(run), 6) +
+           pad_left(format_flops(first.flops.value), 13) +
+           pad_left(share_of(first.flops.value * static_cast<double>(run), total), 8) + "\n";
+    i = end;
+  }
+  return out;
+}
+
+ordered_json flops_json(const Flops& flops, double total) {
+  ordered_json out = {{"flops", flops.value}};
+  if (flops.exact) out["exact"] = to_decimal(*flops.exact);
+  if (total > 0) out["share"] = flops.value / total;
+  return out;
+}
+
+ordered_json breakdown_json(const std::vector<ComponentFlops>& parts, double total) {
+  ordered_json out = ordered_json::object();
+  for (const ComponentFlops& part : parts)
+    out[std::string(component_name(part.component))] = flops_json(part.flops, total);
+  return out;
+}
+
+std::string render_json(const Report& report) {
+  const double total = report.total.value;
+  ordered_json out;
+  out["mode"] = mode_name(report.mode);
+  out["model"] = report.model;
+  out["workload"] = {{"description", report.workload}, {"tokens", to_decimal(report.tokens)}};
+  out["total"] = {{"flops", total}};
+  if (report.total.exact) out["total"]["exact"] = to_decimal(*report.total.exact);
+  out["per_token"] = {{"flops", report.per_token}};
+  out["breakdown"] = breakdown_json(report.components, total);
+  out["layers"] = ordered_json::array();
+  for (const LayerFlops& layer : report.layers) {
+    ordered_json row = {{"name", layer.name}, {"kind", layer.kind}};
+    row.update(flops_json(layer.flops, total));
+    row["breakdown"] = breakdown_json(layer.components, total);
+    out["layers"].push_back(std::move(row));
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string csv_number(double value) { return printf_string("%.17g", value); }
+
+std::string csv_row(const std::string& section, const std::string& name, const std::string& kind,
+                    std::string_view component, const Flops& flops, double total) {
+  return section + "," + name + "," + kind + "," + std::string(component) + "," + csv_number(flops.value) + "," +
+         (flops.exact ? to_decimal(*flops.exact) : "") + "," + (total > 0 ? csv_number(flops.value / total) : "") +
+         "\n";
+}
+
+std::string render_csv(const Report& report) {
+  const double total = report.total.value;
+  std::string out = "section,name,kind,component,flops,exact,share\n";
+  out += csv_row("total", "", "", "total", report.total, total);
+  out += csv_row("per_token", "", "", "total", Flops{report.per_token, std::nullopt}, 0);
+  for (const ComponentFlops& part : report.components) {
+    out += csv_row("component", "", "", component_name(part.component), part.flops, total);
+  }
+  for (const LayerFlops& layer : report.layers) {
+    out += csv_row("layer", layer.name, layer.kind, "total", layer.flops, total);
+    for (const ComponentFlops& part : layer.components) {
+      out += csv_row("layer", layer.name, layer.kind, component_name(part.component), part.flops, total);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Format> parse_format(std::string_view text) {
+  if (text == "table") return Format::kTable;
+  if (text == "json") return Format::kJson;
+  if (text == "csv") return Format::kCsv;
+  return Error("format = \"" + std::string(text) + "\": must be one of table, json, csv");
+}
+
+std::string format_flops(double flops) { return printf_string("%.4e", flops); }
+
+std::string render(const Report& report, Format format) {
+  switch (format) {
+    case Format::kTable: return render_table(report);
+    case Format::kJson: return render_json(report);
+    case Format::kCsv: return render_csv(report);
+  }
+  return "";
+}
+
+}  // namespace trainflops

@@ -1,0 +1,85 @@
+#include "trainflops/render.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace trainflops {
+namespace {
+
+Report small_report(Mode mode) {
+  Model model;
+  model.name = "tiny";
+  model.hidden_size = 64;
+  model.vocab_size = 100;
+  const Layer dense{Mixer{GqaAttention{4, 4, 16, false}}, ChannelMixer{DenseMlp{128, false}}};
+  const Layer experts{Mixer{GqaAttention{4, 4, 16, false}}, ChannelMixer{Moe{8, 2, 32, 32, std::nullopt, false}}};
+  model.layers = {dense, experts, experts, experts};
+  return count(model, PackedDocuments{{10, 6}}, mode).value();
+}
+
+TEST(RenderTest, JsonFollowsTheDocumentedSchema) {
+  const Report report = small_report(Mode::kModel);
+  const auto json = nlohmann::ordered_json::parse(render(report, Format::kJson));
+  EXPECT_EQ(json["mode"], "model");
+  EXPECT_EQ(json["model"], "tiny: 4 layers (1 gqa+mlp, 3 gqa+moe), hidden 64, vocab 100");
+  EXPECT_EQ(json["workload"]["tokens"], "16");
+  EXPECT_EQ(json["total"]["exact"], to_decimal(*report.total.exact));
+  EXPECT_EQ(json["total"]["flops"].get<double>(), report.total.value);
+  EXPECT_EQ(json["per_token"]["flops"].get<double>(), report.per_token);
+  std::vector<std::string> components;
+  for (const auto& [name, part] : json["breakdown"].items()) components.push_back(name);
+  EXPECT_EQ(components, (std::vector<std::string>{"attention_projections", "core_attention", "mlp", "moe_routed",
+                                                  "moe_shared", "logits"}));
+  ASSERT_EQ(json["layers"].size(), 5u);
+  EXPECT_EQ(json["layers"][1]["name"], "decoder.2");
+  EXPECT_EQ(json["layers"][1]["kind"], "gqa+moe");
+  EXPECT_TRUE(json["layers"][1]["breakdown"].contains("moe_routed"));
+  // The exact strings of the layers add up to the total.
+  Int128 sum = 0;
+  for (const auto& layer : json["layers"]) sum += *parse_decimal(layer["exact"].get<std::string>());
+  EXPECT_EQ(to_decimal(sum), json["total"]["exact"]);
+}
+
+TEST(RenderTest, MegatronJsonHasNoExactStrings) {
+  const auto json = nlohmann::json::parse(render(small_report(Mode::kMegatron), Format::kJson));
+  EXPECT_FALSE(json["total"].contains("exact"));
+  EXPECT_FALSE(json["layers"][0].contains("exact"));
+}
+
+TEST(RenderTest, CsvHasOneRowPerComponentAndLayerPart) {
+  const Report report = small_report(Mode::kModel);
+  std::istringstream csv(render(report, Format::kCsv));
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(csv, line)) lines.push_back(line);
+  EXPECT_EQ(lines[0], "section,name,kind,component,flops,exact,share");
+  EXPECT_EQ(lines[1].rfind("total,,,total,", 0), 0u);
+  EXPECT_NE(lines[1].find("," + to_decimal(*report.total.exact) + ",1"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].rfind("per_token,,,total,", 0), 0u);
+  // header + total + per token + 6 components + layer rows (total + parts each).
+  std::size_t layer_rows = 0;
+  for (const auto& layer : report.layers) layer_rows += 1 + layer.components.size();
+  EXPECT_EQ(lines.size(), 3 + 6 + layer_rows);
+  EXPECT_EQ(lines[9].rfind("layer,decoder.1,gqa+mlp,total,", 0), 0u);
+}
+
+TEST(RenderTest, TableCollapsesIdenticalLayers) {
+  const std::string table = render(small_report(Mode::kModel), Format::kTable);
+  EXPECT_NE(table.find("trainflops: model mode, one training iteration\n"), std::string::npos);
+  EXPECT_NE(table.find("\nworkload   THD, 2 packed documents, 16 tokens\n"), std::string::npos);
+  EXPECT_NE(table.find("\ndecoder.1           gqa+mlp            1   3.2041e+06   26.2%\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("\ndecoder.2-4         gqa+moe            3   2.8109e+06   68.8%\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("\nexact      "), std::string::npos);
+}
+
+TEST(RenderTest, ParseFormat) {
+  EXPECT_EQ(parse_format("csv").value(), Format::kCsv);
+  EXPECT_EQ(parse_format("yaml").error().message(), "format = \"yaml\": must be one of table, json, csv");
+}
+
+}  // namespace
+}  // namespace trainflops

@@ -1,0 +1,115 @@
+#include "trainflops/workload.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace trainflops {
+namespace {
+
+std::string temp_file(const std::string& name, const std::string& bytes) {
+  const std::string path = testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// A version-1 .npy file as NumPy writes it: magic, header padded with spaces
+// to a multiple of 64 bytes (ending in a newline), then the data.
+std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  return bytes + header + data;
+}
+
+template <typename T>
+std::string raw(std::initializer_list<T> values) {
+  std::string bytes;
+  for (T v : values) bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+  return bytes;
+}
+
+TEST(WorkloadTest, ReadsCuSeqlensFiles) {
+  struct Case {
+    const char* name;
+    std::string bytes;
+    std::vector<std::int64_t> offsets;
+  };
+  const std::vector<Case> cases = {
+      {"plain.txt", "0 5 12\n20\n", {0, 5, 12, 20}},
+      {"list.txt", "[0, 3, 3, 10]", {0, 3, 3, 10}},
+      {"int64.npy", npy("<i8", "(3,)", raw<std::int64_t>({0, 7, 9})), {0, 7, 9}},
+      {"int32.npy", npy("<i4", "(4,)", raw<std::int32_t>({0, 1, 2, 4})), {0, 1, 2, 4}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Result<std::vector<std::int64_t>> offsets = read_cu_seqlens_file(temp_file(c.name, c.bytes));
+    ASSERT_TRUE(offsets.ok()) << offsets.error().message();
+    EXPECT_EQ(offsets.value(), c.offsets);
+  }
+}
+
+TEST(WorkloadTest, CuSeqlensErrors) {
+  struct Case {
+    const char* name;
+    std::string bytes;
+    std::string message;  // after "<path>: "
+  };
+  const std::vector<Case> cases = {
+      {"word.txt", "0 5 x", "entry 2 = \"x\": must be a 64-bit integer"},
+      {"float.npy", npy("<f8", "(1,)", raw<double>({0})),
+       "dtype must be little-endian int32 or int64 (header {'descr': '<f8', 'fortran_order': False, 'shape': (1,), }"},
+      {"matrix.npy", npy("<i8", "(1, 2)", raw<std::int64_t>({0, 1})),
+       "cu_seqlens must be one-dimensional (shape (1, 2))"},
+      {"short.npy", npy("<i8", "(3,)", raw<std::int64_t>({0, 1})), "holds 16 data bytes, the shape needs 24"},
+      {"magic.npy", "PK\x03\x04", "not a .npy file (bad magic)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = temp_file(c.name, c.bytes);
+    const Result<std::vector<std::int64_t>> offsets = read_cu_seqlens_file(path);
+    ASSERT_FALSE(offsets.ok());
+    std::string message = offsets.error().message();
+    ASSERT_EQ(message.rfind(path + ": ", 0), 0u) << message;
+    message = message.substr(path.size() + 2);
+    // The dtype message quotes the padded header; compare its start.
+    EXPECT_EQ(message.substr(0, c.message.size()), c.message);
+  }
+  const Result<std::vector<std::int64_t>> missing = read_cu_seqlens_file("/nonexistent/cu.npy");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(), "/nonexistent/cu.npy: cannot open (No such file or directory)");
+}
+
+TEST(WorkloadTest, LengthsFromCuSeqlens) {
+  EXPECT_EQ(lengths_from_cu_seqlens({0, 5, 5, 12}).value(), (std::vector<std::int64_t>{5, 0, 7}));
+  struct Case {
+    std::vector<std::int64_t> offsets;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{0}, "cu_seqlens: needs at least two offsets (0 and the end of the first document), got 1"},
+      {{1, 5}, "cu_seqlens[0] = 1: must be 0"},
+      {{0, 5, 4}, "cu_seqlens[2] = 4: must not be smaller than the previous offset 5"},
+  };
+  for (const Case& c : cases) {
+    const auto lengths = lengths_from_cu_seqlens(c.offsets);
+    ASSERT_FALSE(lengths.ok());
+    EXPECT_EQ(lengths.error().message(), c.message);
+  }
+}
+
+TEST(WorkloadTest, Describe) {
+  EXPECT_EQ(describe(Bshd{8, 4096}), "BSHD, 8 sequences x 4,096 tokens = 32,768 tokens");
+  EXPECT_EQ(describe(PackedDocuments{{1000, 24}}), "THD, 2 packed documents, 1,024 tokens");
+  EXPECT_EQ(describe(SequenceAggregates{1024, 1000576}), "aggregates, 1,024 tokens, sum of squared lengths 1,000,576");
+}
+
+}  // namespace
+}  // namespace trainflops

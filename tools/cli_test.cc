@@ -1,0 +1,172 @@
+// The command line as a user runs it: a subprocess, its exit status, stdout
+// and stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs `trainflops <arguments>` (a shell word list) with `input` on stdin.
+CliRun run(const std::string& arguments, const std::string& input = "") {
+  const std::string dir = testing::TempDir();
+  std::ofstream(dir + "cli_in") << input;
+  const std::string command =
+      std::string(TRAINFLOPS_CLI) + " " + arguments + " < " + dir + "cli_in > " + dir + "cli_out 2> " + dir + "cli_err";
+  const int raw = std::system(command.c_str());
+  return CliRun{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir + "cli_out"), slurp(dir + "cli_err")};
+}
+
+std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_DATA) + "/" + name; }
+
+// What ../shared/tools/check_vectors.py does: every record, without its
+// answer, through `trainflops batch`; one result line per record, in order.
+TEST(CliTest, BatchReproducesEveryReferenceVector) {
+  for (const char* file : {"megatron_main.jsonl"}) {
+    SCOPED_TRACE(file);
+    std::ifstream in(data(file));
+    std::vector<nlohmann::json> records;
+    std::string line, input;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      records.push_back(nlohmann::json::parse(line));
+      nlohmann::json request = records.back();
+      request.erase("flops");
+      request.erase("error");
+      input += request.dump() + "\n";
+    }
+    const CliRun result = run("batch", input);
+    ASSERT_EQ(result.status, 0) << result.err;
+    std::istringstream out(result.out);
+    std::size_t index = 0, passed = 0;
+    while (std::getline(out, line)) {
+      ASSERT_LT(index, records.size());
+      const auto got = nlohmann::json::parse(line);
+      const auto& want = records[index++]["flops"];
+      if (want.is_null()) {
+        passed += got.contains("error");
+      } else if (want.is_string()) {
+        passed += got.value("exact", "") == want.get<std::string>();
+      } else {
+        passed += got.contains("flops") &&
+                  std::abs(got["flops"].get<double>() - want.get<double>()) <= 1e-12 * std::abs(want.get<double>());
+      }
+    }
+    EXPECT_EQ(index, records.size());
+    EXPECT_EQ(passed, records.size());
+  }
+}
+
+TEST(CliTest, BatchKeepsGoingAfterABadRecord) {
+  const std::string good =
+      R"({"args": {"num_layers": 2, "hidden_size": 64, "ffn_hidden_size": 128, "num_attention_heads": 4,)"
+      R"( "kv_channels": 16, "padded_vocab_size": 100, "seq_length": 8}, "mode": "model", "batch_size": 2})";
+  const CliRun result =
+      run("batch", good + "\n{oops\n\n" + R"({"args": {}, "mode": "megatron", "batch_size": 1})" + "\n" + good + "\n");
+  ASSERT_EQ(result.status, 0);
+  std::istringstream out(result.out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << result.out;
+  EXPECT_NE(lines[0].find("\"exact\":\""), std::string::npos);
+  EXPECT_EQ(lines[1], R"({"error":"not valid JSON"})");
+  EXPECT_EQ(lines[2], R"({"error":"hidden_size is missing: required for every model"})");
+  EXPECT_EQ(lines[3], lines[0]);
+}
+
+TEST(CliTest, MegatronFlagsGiveTheSameTotalAsArgsJson) {
+  const std::string dir = testing::TempDir();
+  std::ofstream(dir + "args.json") << R"({
+    "num_layers": 6, "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+    "group_query_attention": true, "num_query_groups": 4, "kv_channels": 64, "swiglu": true,
+    "padded_vocab_size": 50304, "seq_length": 2048, "num_experts": 8, "moe_layer_freq": [0, 1, 1, 1, 1, 1],
+    "moe_router_topk": 2, "moe_ffn_hidden_size": 512, "mtp_num_layers": 1})";
+  const CliRun from_args = run("count --args " + dir + "args.json --global-batch-size 16 --format json");
+  ASSERT_EQ(from_args.status, 0) << from_args.err;
+  const CliRun from_flags =
+      run("count --format json --megatron -- --num-layers 6 --hidden-size 1024 --ffn-hidden-size 4096 "
+          "--num-attention-heads 16 --group-query-attention --num-query-groups 4 --kv-channels 64 --swiglu "
+          "--vocab-size 50257 --seq-length 2048 --global-batch-size 16 --num-experts 8 "
+          "--moe-layer-freq '[0]*1+[1]*5' --moe-router-topk 2 --moe-ffn-hidden-size 512 --mtp-num-layers 1 "
+          "--lr 3e-4 --bf16");
+  ASSERT_EQ(from_flags.status, 0) << from_flags.err;
+  const auto a = nlohmann::json::parse(from_args.out), b = nlohmann::json::parse(from_flags.out);
+  EXPECT_EQ(a["total"]["flops"], b["total"]["flops"]);
+  EXPECT_EQ(a["model"], b["model"]);
+}
+
+TEST(CliTest, VerboseListsWhatDoesNotChangeFlops) {
+  const CliRun result =
+      run("count --verbose --megatron -- --num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+          "--seq-length 8 --global-batch-size 1 --lr 3e-4 --bf16 --data-path 0.5 a 0.5 b");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("ignored (does not change FLOPs): --lr 3e-4\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("ignored (does not change FLOPs): --bf16\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("ignored (does not change FLOPs): --data-path 0.5 a 0.5 b\n"), std::string::npos)
+      << result.err;
+}
+
+TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
+  struct Case {
+    std::string arguments;
+    std::string message;
+  };
+  const std::string tiny = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 8";
+  const std::vector<Case> cases = {
+      {"count --megatron -- " + tiny + " --num-layer 3 --global-batch-size 1",
+       "trainflops: unknown flag --num-layer: did you mean --num-layers?\n"},
+      {"count --megatron -- " + tiny,
+       "trainflops: no workload: give --global-batch-size with --seq-length (BSHD), "
+       "--docs, --cu-seqlens FILE, or --total-real-tokens with --seqlen-squared-sum\n"},
+      {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 0",
+       "trainflops: num_layers = 0: must be a positive integer\n"},
+      {"count --megatron --mode exact -- " + tiny + " --global-batch-size 1",
+       "trainflops: mode = \"exact\": must be one of megatron, model\n"},
+      {"count --megatron --docs 5,x -- " + tiny,
+       "trainflops: --docs: \"x\" is not a document length (a non-negative integer)\n"},
+      {"count --megatron --mode model --total-real-tokens 10 --seqlen-squared-sum 50 -- " + tiny,
+       "trainflops: model mode counts every document exactly and needs their lengths (docs, cu_seqlens or a BSHD "
+       "batch); total_real_tokens and seqlen_squared_sum allow megatron mode only\n"},
+      {"count --config /nonexistent.json --global-batch-size 1 --seq-length 8",
+       "trainflops: /nonexistent.json: cannot open (No such file or directory)\n"},
+      {"count --global-batch-size 1 --seq-length 8",
+       "trainflops: give exactly one model: --args FILE (Megatron-LM args JSON), --config FILE (trainflops config) or "
+       "--megatron -- <Megatron-LM flags>\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.arguments);
+    const CliRun result = run(c.arguments);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, c.message);
+  }
+}
+
+TEST(CliTest, PackedBatchFromCuSeqlensAndDocsAgree) {
+  const std::string dir = testing::TempDir();
+  std::ofstream(dir + "cu.txt") << "0 100 350 351\n";
+  const std::string model = "--megatron -- --num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100";
+  const CliRun docs = run("count --mode model --format csv --docs 100,250,1 " + model);
+  const CliRun cu = run("count --mode model --format csv --cu-seqlens " + dir + "cu.txt " + model);
+  ASSERT_EQ(docs.status, 0) << docs.err;
+  ASSERT_EQ(cu.status, 0) << cu.err;
+  EXPECT_EQ(docs.out, cu.out);
+}
+
+}  // namespace
