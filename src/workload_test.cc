@@ -1,6 +1,7 @@
 #include "trainflops/workload.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -9,7 +10,7 @@ namespace trainflops {
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& bytes) {
-  const std::string path = testing::TempDir() + name;
+  const std::string path = testing::TempDir() + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

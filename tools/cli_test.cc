@@ -2,9 +2,11 @@
 // and stderr.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -23,9 +25,16 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
+// A directory of this test's own: ctest runs the tests in parallel.
+std::string scratch_dir() {
+  const std::string dir = testing::TempDir() + "trainflops_cli_" + std::to_string(getpid()) + "/";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // Runs `trainflops <arguments>` (a shell word list) with `input` on stdin.
 CliRun run(const std::string& arguments, const std::string& input = "") {
-  const std::string dir = testing::TempDir();
+  const std::string dir = scratch_dir();
   std::ofstream(dir + "cli_in") << input;
   const std::string command =
       std::string(TRAINFLOPS_CLI) + " " + arguments + " < " + dir + "cli_in > " + dir + "cli_out 2> " + dir + "cli_err";
@@ -91,7 +100,7 @@ TEST(CliTest, BatchKeepsGoingAfterABadRecord) {
 }
 
 TEST(CliTest, MegatronFlagsGiveTheSameTotalAsArgsJson) {
-  const std::string dir = testing::TempDir();
+  const std::string dir = scratch_dir();
   std::ofstream(dir + "args.json") << R"({
     "num_layers": 6, "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
     "group_query_attention": true, "num_query_groups": 4, "kv_channels": 64, "swiglu": true,
@@ -159,7 +168,7 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
 }
 
 TEST(CliTest, PackedBatchFromCuSeqlensAndDocsAgree) {
-  const std::string dir = testing::TempDir();
+  const std::string dir = scratch_dir();
   std::ofstream(dir + "cu.txt") << "0 100 350 351\n";
   const std::string model = "--megatron -- --num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100";
   const CliRun docs = run("count --mode model --format csv --docs 100,250,1 " + model);
