@@ -6,6 +6,11 @@ std::string_view component_name(Component component) {
   switch (component) {
     case Component::kAttentionProjections: return "attention_projections";
     case Component::kCoreAttention: return "core_attention";
+    case Component::kDsaCoreAttention: return "dsa_core_attention";
+    case Component::kIndexerProjections: return "indexer_projections";
+    case Component::kIndexerScoring: return "indexer_scoring";
+    case Component::kKpoolGate: return "kpool_gate";
+    case Component::kKpoolPooling: return "kpool_pooling";
     case Component::kMlp: return "mlp";
     case Component::kMoeRouted: return "moe_routed";
     case Component::kMoeShared: return "moe_shared";

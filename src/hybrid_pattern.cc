@@ -5,7 +5,7 @@
 namespace trainflops {
 namespace {
 
-constexpr std::string_view kLayerSymbols = "MG*+-E";
+constexpr std::string_view kLayerSymbols = "MG*+D-E";
 
 Error pattern_error(std::string_view pattern, const std::string& rule) {
   return Error("hybrid_layer_pattern = \"" + std::string(pattern) + "\": " + rule);
@@ -37,7 +37,7 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
       current->push_back(static_cast<LayerSymbol>(c));
     } else {
       return pattern_error(
-          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + - E, with | [ ] /)");
+          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + D - E, with | [ ] /)");
     }
   }
   if (bracket_depth != 0) return pattern_error(pattern, "a '[' is never closed");
@@ -56,10 +56,10 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
   bool has_attention = false, has_mla = false;
   for (LayerSymbol s : every_layer) {
     has_attention |= s == LayerSymbol::kAttention;
-    has_mla |= s == LayerSymbol::kMla;
+    has_mla |= s == LayerSymbol::kMla || s == LayerSymbol::kDsa;
   }
   if (has_attention && has_mla) {
-    return pattern_error(pattern, "'*' (MHA/GQA) and '+' (MLA) attention cannot be mixed in one model");
+    return pattern_error(pattern, "'*' (MHA/GQA) cannot be mixed with MLA-based attention ('+' or 'D') in one model");
   }
   return parsed;
 }

@@ -58,6 +58,53 @@ Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size) {
   };
 }
 
+Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size) {
+  Terms terms = mla_attention_terms(a.mla, hidden_size);
+  Term& core = terms[1];
+  core.component = Component::kDsaCoreAttention;
+  const DsaIndexer& indexer = a.indexer;
+  core.per = indexer.pool_size > 1 ? pooled_attended_pairs(indexer.topk, indexer.pool_size, indexer.pool_tail)
+                                   : topk_pairs(indexer.topk);
+  if (a.runs_indexer) {
+    Terms indexer_terms = dsa_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank);
+    terms.insert(terms.end(), indexer_terms.begin(), indexer_terms.end());
+  }
+  return terms;
+}
+
+Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank) {
+  const Int128 h = hidden_size, nh = indexer.num_heads, hd = indexer.head_dim;
+  const Int128 query_input = q_lora_rank ? *q_lora_rank : h;
+  const Int128 projections = query_input * nh * hd + h * hd + h * nh;
+  const auto term = [](Component component, Statistic per, Int128 fmas, int executions) {
+    return Term{component, per, kFlopsPerFma * fmas, 1, executions};
+  };
+  if (indexer.pool_size > 1) {  // validated: grad mode off, so everything runs forward only
+    const std::int64_t p = indexer.pool_size;
+    return {
+        term(Component::kIndexerProjections, kTokens, projections, kForwardOnly),
+        term(Component::kKpoolGate, kTokens, h * hd, kForwardOnly),
+        term(Component::kIndexerScoring, complete_pool_pairs(p), nh * hd, kForwardOnly),
+        term(Component::kKpoolPooling, pooled_keys(p), hd, kForwardOnly),
+    };
+  }
+  const Term scoring = term(Component::kIndexerScoring, kCausalPairs, nh * hd, kForwardOnly);
+  Term backward = scoring;
+  backward.executions = kBackward;
+  switch (indexer.grad_mode) {
+    case DsaIndexer::GradMode::kOff:
+      return {term(Component::kIndexerProjections, kTokens, projections, kForwardOnly), scoring};
+    case DsaIndexer::GradMode::kDetached:
+      return {term(Component::kIndexerProjections, kTokens, projections, kForwardAndWeightGradient), scoring, backward};
+    case DsaIndexer::GradMode::kSparse:
+      backward.per = topk_pairs(indexer.topk);
+      return {term(Component::kIndexerProjections, kTokens, projections, kForwardAndWeightGradient), scoring, backward};
+    case DsaIndexer::GradMode::kFull:
+      return {term(Component::kIndexerProjections, kTokens, projections, kTrainingExpansion), scoring, backward};
+  }
+  return {};
+}
+
 Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
   const Int128 h = hidden_size;
   const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
@@ -121,6 +168,7 @@ Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention conve
     Convention convention;
     Terms operator()(const GqaAttention& a) const { return gqa_attention_terms(a, h, convention); }
     Terms operator()(const MlaAttention& a) const { return mla_attention_terms(a, h); }
+    Terms operator()(const DsaAttention& a) const { return dsa_attention_terms(a, h); }
     Terms operator()(const GatedDeltaNet& g) const { return gated_delta_net_terms(g, h); }
     Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h); }
     Terms operator()(const GatedDeltaProduct& g) const { return gated_delta_product_terms(g, h); }

@@ -24,6 +24,12 @@ Status read(std::string_view key, const json& value, std::optional<std::int64_t>
   return Ok{};
 }
 
+Status read(std::string_view key, const json& value, std::optional<double>& out) {
+  if (!value.is_number()) return type_error(key, value, "must be a number or null");
+  out = value.get<double>();
+  return Ok{};
+}
+
 Status read(std::string_view key, const json& value, std::optional<bool>& out) {
   if (!value.is_boolean()) return type_error(key, value, "must be true, false or null");
   out = value.get<bool>();
@@ -156,6 +162,78 @@ Result<MlaAttention> mla_attention(const MegatronArgs& a) {
   return mla;
 }
 
+// SPEC §2: explicit, else a positive loss coefficient trains the indexer,
+// sparsely with the sparse loss; without a loss it runs forward only.
+Result<DsaIndexer::GradMode> indexer_grad_mode(const MegatronArgs& a) {
+  if (a.dsa_indexer_grad_mode) {
+    Result<DsaIndexer::GradMode> mode = parse_grad_mode(*a.dsa_indexer_grad_mode);
+    if (!mode.ok()) return mode.error().context("dsa_indexer_grad_mode = \"" + *a.dsa_indexer_grad_mode + "\"");
+    return mode;
+  }
+  if (a.dsa_indexer_loss_coeff.value_or(0) > 0) {
+    return flag(a.dsa_indexer_use_sparse_loss) ? DsaIndexer::GradMode::kSparse : DsaIndexer::GradMode::kDetached;
+  }
+  return DsaIndexer::GradMode::kOff;
+}
+
+Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
+  const std::string when = "for DSA layers";
+  DsaIndexer indexer;
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.head_dim, required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.grad_mode, indexer_grad_mode(a));
+  if (a.dsa_kpool_size) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(indexer.pool_size, required("dsa_kpool_size", a.dsa_kpool_size, when));
+  }
+  indexer.pool_tail = a.dsa_kpool_tail.value_or(true);
+  if (indexer.pool_size > 1 && indexer.grad_mode != DsaIndexer::GradMode::kOff) {
+    return Error("dsa_kpool_size = " + std::to_string(indexer.pool_size) +
+                 ": KPool requires the indexer loss disabled (the indexer grad mode is " +
+                 std::string(grad_mode_name(indexer.grad_mode)) + ")");
+  }
+  if (indexer.topk % indexer.pool_size != 0) {
+    return Error("dsa_indexer_topk = " + std::to_string(indexer.topk) + ": must be a multiple of dsa_kpool_size = " +
+                 std::to_string(indexer.pool_size));
+  }
+  return indexer;
+}
+
+// Index sharing (SPEC §7.2): which 1-based layer numbers run their own indexer.
+class IndexSharing {
+ public:
+  static Result<IndexSharing> from(const MegatronArgs& a) {
+    IndexSharing sharing;
+    if (a.dsa_indexer_topk_freq) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(sharing.every_, required("dsa_indexer_topk_freq", a.dsa_indexer_topk_freq, ""));
+    }
+    sharing.offset_ = a.dsa_indexer_skip_topk_offset.value_or(0);
+    if (sharing.offset_ < 0) {
+      return Error("dsa_indexer_skip_topk_offset = " + std::to_string(sharing.offset_) + ": must be >= 0");
+    }
+    return sharing;
+  }
+
+  // Layer `number` reuses the previous layer's top-k unless
+  // max(number - max(offset, 1), 0) is a multiple of the frequency.
+  bool runs_indexer(std::int64_t number) const {
+    return std::max<std::int64_t>(number - std::max<std::int64_t>(offset_, 1), 0) % every_ == 0;
+  }
+
+ private:
+  std::int64_t every_ = 1;
+  std::int64_t offset_ = 0;
+};
+
+Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_number) {
+  DsaAttention dsa;
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.mla, mla_attention(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
+  dsa.runs_indexer = sharing.runs_indexer(layer_number);
+  return dsa;
+}
+
 Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
   DenseMlp mlp;
   TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size,
@@ -234,7 +312,8 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
   return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
 }
 
-Result<Layer> hybrid_layer(LayerSymbol symbol, const MegatronArgs& a, std::int64_t hidden_size) {
+// `number`: the layer's 1-based position in its pattern, for index sharing.
+Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const MegatronArgs& a, std::int64_t hidden_size) {
   Layer layer;
   switch (symbol) {
     case LayerSymbol::kAttention: {
@@ -243,6 +322,10 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, const MegatronArgs& a, std::int64
     }
     case LayerSymbol::kMla: {
       TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mla_attention(a));
+      break;
+    }
+    case LayerSymbol::kDsa: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
       break;
     }
     case LayerSymbol::kMamba: {
@@ -269,7 +352,8 @@ Result<std::vector<Layer>> hybrid_layers(const std::vector<LayerSymbol>& symbols
                                          std::int64_t hidden_size) {
   std::vector<Layer> layers;
   for (LayerSymbol symbol : symbols) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, a, hidden_size));
+    const auto number = static_cast<std::int64_t>(layers.size()) + 1;
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size));
     layers.push_back(std::move(layer));
   }
   return layers;
@@ -319,9 +403,14 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   // counted over decoder and MTP layers together.
   const std::string variant = a.experimental_attention_variant.value_or("");
   const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net";
-  if (!variant.empty() && !linear) {
+  const bool sparse = variant == "dsa";
+  if (!variant.empty() && !linear && !sparse) {
     return Error("experimental_attention_variant = \"" + variant +
-                 "\": must be one of gdn, gdn2, gated_delta_net, or null");
+                 "\": must be one of dsa, gdn, gdn2, gated_delta_net, or null");
+  }
+  if (sparse && !flag(a.multi_latent_attention)) {
+    return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
+                 ": DSA (experimental_attention_variant = \"dsa\") is built on multi-latent attention");
   }
   std::vector<bool> is_linear(layers + depths, false);
   if (linear) {
@@ -343,6 +432,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
         TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
       }
       layer.mixer = linear_attention;
+    } else if (sparse) {
+      // Decoder layers are numbered 1..num_layers; each MTP depth restarts at 1.
+      const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : 1);
+      TRAINFLOPS_ASSIGN_OR_RETURN(DsaAttention dsa, dsa_attention(a, number));
+      layer.mixer = std::move(dsa);
     } else {
       if (!attention) {
         if (flag(a.multi_latent_attention)) {

@@ -55,6 +55,9 @@ struct Extras {
 // token as its vocabulary, and that is what gets padded.
 constexpr std::string_view kTokenizerType = "--tokenizer-type";
 
+// The KPool tail is on unless switched off, as in Megatron-LM.
+constexpr std::string_view kNoDsaKpoolTail = "--no-dsa-kpool-tail";
+
 struct ExtraFlag {
   std::string_view flag;
   std::optional<int64_t> Extras::*member;
@@ -78,6 +81,7 @@ std::vector<std::string> relevant_flags() {
   for (const ExtraFlag& extra : kExtraFlags) flags.emplace_back(extra.flag);
   flags.emplace_back(kHybridOverridePattern);
   flags.emplace_back(kTokenizerType);
+  flags.emplace_back(kNoDsaKpoolTail);
   return flags;
 }
 
@@ -337,6 +341,18 @@ Status read(const FlagUse& use, Tokens& tokens, std::optional<std::string>& out)
   return Ok{};
 }
 
+// Python's float() of a decimal, as argparse's type=float applies it.
+Status read(const FlagUse& use, Tokens& tokens, std::optional<double>& out) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string_view text, single_value(use, tokens));
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return value_error(use.name, text, "must be a number");
+  }
+  out = value;
+  return Ok{};
+}
+
 Status read(const FlagUse& use, Tokens& tokens, std::optional<LayerFrequency>& out) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::string_view text, single_value(use, tokens));
   TRAINFLOPS_ASSIGN_OR_RETURN(out, parse_layer_frequency(use.name, text));
@@ -363,6 +379,12 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
     if (use.name == extra.flag) return read(use, tokens, extras.*extra.member);
   }
   if (use.name == kTokenizerType) return read(use, tokens, extras.tokenizer_type);
+  if (use.name == kNoDsaKpoolTail) {
+    std::optional<bool> given;
+    Status status = read(use, tokens, given);
+    if (status.ok()) args.dsa_kpool_tail = false;
+    return status;
+  }
   const std::string_view flag = use.name == kHybridOverridePattern ? kHybridLayerPattern : use.name;
   std::optional<Status> status;
   for_each_megatron_arg(args, [&](std::string_view name, auto& member) {
@@ -432,9 +454,10 @@ void set_default(std::optional<T>& member, V value) {
 // megatron/core/transformer/transformer_config.py (commit
 // 002526d81b81f6ab534e93844f9a228709887494).
 void apply_parser_defaults(MegatronArgs& a) {
+  set_default(a.dsa_kpool_tail, true);  // Megatron-LM's default: the KPool tail is attended
   for_each_megatron_arg(a, [](std::string_view, auto& member) {
     if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::optional<bool>>) {
-      if (!member) member = false;  // every switch is store_true
+      if (!member) member = false;  // every other switch is store_true
     }
   });
   set_default(a.num_query_groups, 1);         // Megatron-LM's default: --num-query-groups default=1

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
@@ -25,6 +27,11 @@ using Argv = std::vector<std::string>;
 
 std::string render(std::int64_t value) { return std::to_string(value); }
 std::string render(bool value) { return value ? "true" : "false"; }
+std::string render(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 std::string render(const std::string& value) { return "\"" + value + "\""; }
 
 std::string render(const std::vector<std::int64_t>& values) {

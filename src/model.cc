@@ -63,6 +63,25 @@ Status check(const Checker& c, const MlaAttention& a) {
   return c.positive("v_head_dim", a.v_head_dim);
 }
 
+Status check(const Checker& c, const DsaAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(check(c, a.mla));
+  const Checker indexer = c.at("indexer");
+  const DsaIndexer& i = a.indexer;
+  TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("num_heads", i.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("head_dim", i.head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("topk", i.topk));
+  TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("pool_size", i.pool_size));
+  if (i.pool_size > 1 && i.grad_mode != DsaIndexer::GradMode::kOff) {
+    return indexer.error("pool_size", i.pool_size,
+                         "KPool requires the indexer loss disabled (grad mode off, got " +
+                             std::string(grad_mode_name(i.grad_mode)) + ")");
+  }
+  if (i.topk % i.pool_size != 0) {
+    return indexer.error("topk", i.topk, "must be a multiple of pool_size = " + std::to_string(i.pool_size));
+  }
+  return Ok{};
+}
+
 Status check(const Checker& c, const GatedDeltaNet& g) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("key_head_dim", g.key_head_dim));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("value_head_dim", g.value_head_dim));
@@ -119,6 +138,24 @@ Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
 
 }  // namespace
 
+std::string_view grad_mode_name(DsaIndexer::GradMode mode) {
+  switch (mode) {
+    case DsaIndexer::GradMode::kOff: return "off";
+    case DsaIndexer::GradMode::kDetached: return "detached";
+    case DsaIndexer::GradMode::kSparse: return "sparse";
+    case DsaIndexer::GradMode::kFull: return "full";
+  }
+  return "unknown";
+}
+
+Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
+  for (auto mode : {DsaIndexer::GradMode::kOff, DsaIndexer::GradMode::kDetached, DsaIndexer::GradMode::kSparse,
+                    DsaIndexer::GradMode::kFull}) {
+    if (text == grad_mode_name(mode)) return mode;
+  }
+  return Error("\"" + std::string(text) + "\": must be one of off, detached, sparse, full");
+}
+
 Status validate(const Model& model) {
   const Checker top("");
   TRAINFLOPS_RETURN_IF_ERROR(top.positive("hidden_size", model.hidden_size));
@@ -134,6 +171,7 @@ std::string mixer_kind(const Mixer& mixer) {
   struct Namer {
     std::string operator()(const GqaAttention&) const { return "gqa"; }
     std::string operator()(const MlaAttention&) const { return "mla"; }
+    std::string operator()(const DsaAttention& a) const { return a.runs_indexer ? "dsa" : "dsa~"; }
     std::string operator()(const GatedDeltaNet& g) const {
       return g.variant == GatedDeltaNet::Variant::kGdn2 ? "gdn2" : "gdn";
     }

@@ -1,28 +1,91 @@
 #include "trainflops/statistic.h"
 
-namespace trainflops {
+#include <cmath>
 
-std::optional<Int128> document_count(const Statistic& statistic, std::int64_t length) {
-  const Int128 l = length;
-  switch (statistic.kind) {
+namespace trainflops {
+namespace {
+
+// sum_{i=1..L} floor(i/p) = p q(q-1)/2 + q(r+1), with L = qp + r.
+Int128 complete_pools_seen(Int128 length, Int128 pool) {
+  const Int128 q = length / pool, r = length % pool;
+  return pool * (q * (q - 1) / 2) + q * (r + 1);
+}
+
+// sum_{i=1..L} min(kp, floor(i/p)): positions before kp*p see fewer than kp
+// complete pools, every later one sees kp selected pools.
+Int128 selected_pools(Int128 length, Int128 selected, Int128 pool) {
+  if (length / pool <= selected) return complete_pools_seen(length, pool);
+  const Int128 saturated_from = selected * pool;
+  return complete_pools_seen(saturated_from - 1, pool) + selected * (length - saturated_from + 1);
+}
+
+}  // namespace
+
+Statistic topk_pairs(std::int64_t topk) { return Statistic{StatisticKind::kTopkPairs, topk, 0, false}; }
+
+Statistic pooled_attended_pairs(std::int64_t topk, std::int64_t pool, bool tail) {
+  return Statistic{StatisticKind::kPooledAttendedPairs, topk, pool, tail};
+}
+
+Statistic complete_pool_pairs(std::int64_t pool) { return Statistic{StatisticKind::kCompletePoolPairs, 0, pool, false}; }
+
+Statistic pooled_keys(std::int64_t pool) { return Statistic{StatisticKind::kPooledKeys, 0, pool, false}; }
+
+// Every intermediate is below 2^127 for lengths below 2^63, except the
+// quadratic ones, which are computed in unsigned 128-bit and checked.
+std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
+  const Int128 l = length, k = s.topk, p = s.pool;
+  switch (s.kind) {
     case StatisticKind::kTokens: return l;
-    case StatisticKind::kCausalPairs: return l * (l + 1) / 2;  // < 2^126 for any int64 length
+    case StatisticKind::kCausalPairs: return l * (l + 1) / 2;
+    case StatisticKind::kTopkPairs: return l <= k ? l * (l + 1) / 2 : k * (k + 1) / 2 + (l - k) * k;
+    case StatisticKind::kPooledAttendedPairs: {
+      const Int128 pools = selected_pools(l, k / p, p);
+      auto attended = checked_mul(pools, p);
+      if (!attended) return std::nullopt;
+      if (!s.tail) return attended;
+      // sum_i (i mod p) = sum_i i - p * sum_i floor(i/p).
+      const Int128 tail = l * (l + 1) / 2 - p * complete_pools_seen(l, p);
+      return checked_add(*attended, tail);
+    }
+    case StatisticKind::kCompletePoolPairs: return complete_pools_seen(l, p);
+    case StatisticKind::kPooledKeys: return l / p * p;
   }
   return std::nullopt;
 }
 
-double megatron_estimate(const Statistic& statistic, double total_tokens, double squared_sum) {
-  switch (statistic.kind) {
+double megatron_estimate(const Statistic& s, double total_tokens, double squared_sum) {
+  const double mean = squared_sum / total_tokens;
+  switch (s.kind) {
     case StatisticKind::kTokens: return total_tokens;
     case StatisticKind::kCausalPairs: return squared_sum / 2;
+    case StatisticKind::kTopkPairs: {
+      const double k = static_cast<double>(s.topk);
+      const double scale = mean <= k ? 1.0 : k * (1 - k / (2 * mean)) / (mean / 2);
+      return squared_sum / 2 * scale;
+    }
+    case StatisticKind::kPooledAttendedPairs:
+    case StatisticKind::kCompletePoolPairs:
+    case StatisticKind::kPooledKeys: {
+      const double floor_mean = std::floor(mean);
+      const double weight = mean - floor_mean;
+      const auto at = [&](double length) { return to_double(*document_count(s, static_cast<std::int64_t>(length))); };
+      return total_tokens / mean * ((1 - weight) * at(floor_mean) + weight * at(floor_mean + 1));
+    }
   }
   return 0;
 }
 
-std::string statistic_name(const Statistic& statistic) {
-  switch (statistic.kind) {
+std::string statistic_name(const Statistic& s) {
+  switch (s.kind) {
     case StatisticKind::kTokens: return "tokens";
     case StatisticKind::kCausalPairs: return "causal_pairs";
+    case StatisticKind::kTopkPairs: return "topk_pairs(k=" + std::to_string(s.topk) + ")";
+    case StatisticKind::kPooledAttendedPairs:
+      return "pooled_attended_pairs(k=" + std::to_string(s.topk) + ",p=" + std::to_string(s.pool) +
+             (s.tail ? ",tail)" : ")");
+    case StatisticKind::kCompletePoolPairs: return "complete_pool_pairs(p=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kPooledKeys: return "pooled_keys(p=" + std::to_string(s.pool) + ")";
   }
   return "unknown";
 }

@@ -10,6 +10,11 @@ namespace trainflops {
 enum class Component {
   kAttentionProjections,  // q/k/v/gate/output projections, MLA down/up projections
   kCoreAttention,         // QK^T and softmax(QK^T)V over the causal pairs
+  kDsaCoreAttention,      // DSA: the same over the selected (query, key) pairs only
+  kIndexerProjections,    // DSA indexer: query, key and head-weight projections
+  kIndexerScoring,        // DSA indexer: scoring keys (or complete KPool pools)
+  kKpoolGate,             // KPool: the gate projection of the pooled keys
+  kKpoolPooling,          // KPool: reducing each complete pool's keys into one
   kMlp,                   // dense MLP layers
   kMoeRouted,             // routed experts, with their latent projections
   kMoeShared,             // the shared expert
@@ -21,16 +26,11 @@ enum class Component {
 };
 
 inline constexpr std::array kAllComponents = {
-    Component::kAttentionProjections,
-    Component::kCoreAttention,
-    Component::kMlp,
-    Component::kMoeRouted,
-    Component::kMoeShared,
-    Component::kMamba,
-    Component::kGatedDeltaNet,
-    Component::kGatedDeltaProduct,
-    Component::kMtp,
-    Component::kLogits,
+    Component::kAttentionProjections, Component::kCoreAttention, Component::kDsaCoreAttention,
+    Component::kIndexerProjections,   Component::kIndexerScoring, Component::kKpoolGate,
+    Component::kKpoolPooling,         Component::kMlp,            Component::kMoeRouted,
+    Component::kMoeShared,            Component::kMamba,          Component::kGatedDeltaNet,
+    Component::kGatedDeltaProduct,    Component::kMtp,            Component::kLogits,
 };
 
 // Stable snake_case names, used as keys in JSON and CSV output.

@@ -1,6 +1,7 @@
 // Megatron-LM's hybrid layer pattern (SPEC §2): one symbol per layer,
 //   M  Mamba-2 (or gated delta product, by layer spec)   G  gated delta net
-//   *  attention (MHA/GQA)    +  MLA attention    -  dense MLP    E  MoE
+//   *  attention (MHA/GQA)    +  MLA attention    D  DSA attention (MLA + indexer)
+//   -  dense MLP    E  MoE
 // `|` separates pipeline stages and `[` `]` group layers; both are ignored for
 // counting. `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
 #ifndef TRAINFLOPS_HYBRID_PATTERN_H_
@@ -18,6 +19,7 @@ enum class LayerSymbol : char {
   kGatedDeltaNet = 'G',
   kAttention = '*',
   kMla = '+',
+  kDsa = 'D',
   kMlp = '-',
   kMoe = 'E',
 };
@@ -29,7 +31,7 @@ struct HybridPattern {
 
 // Errors (the message quotes the pattern): a symbol outside the alphabet and
 // its position, unbalanced brackets, an empty main pattern or MTP depth, MTP
-// depths that differ, `*` together with `+`.
+// depths that differ, `*` together with `+` or `D`.
 Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern);
 
 }  // namespace trainflops

@@ -18,9 +18,16 @@ namespace trainflops {
 
 // Floating-point operations in one fused multiply-add.
 inline constexpr int kFlopsPerFma = 2;
-// Executions per iteration of a GEMM that trains normally: forward, data
-// gradient and weight gradient, each as costly as the forward.
-inline constexpr int kTrainingExpansion = 3;
+// Executions per iteration, in units of the forward cost:
+// a product that does not train runs forward only;
+inline constexpr int kForwardOnly = 1;
+// its backward computes two gradients (of the data and of the weight, or of
+// both inputs), each as costly as the forward;
+inline constexpr int kBackward = 2;
+// so a GEMM that trains normally costs three forwards (the training expansion);
+inline constexpr int kTrainingExpansion = kForwardOnly + kBackward;
+// and one whose input is detached skips the data gradient.
+inline constexpr int kForwardAndWeightGradient = 2;
 
 // Where Megatron-LM's accounting departs from the exact definitions, terms
 // follow one of these conventions.
@@ -44,6 +51,18 @@ using Terms = std::vector<Term>;
 // Mixers. `hidden_size` is the model's h.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size);
+// MLA projections, core attention over the selected pairs (SPEC §7.1, §8),
+// and, when the layer runs it, one indexer execution (dsa_indexer_terms).
+Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_size);
+// One execution of the lightning indexer (SPEC §7.3, §8). Its projections per
+// token: q_lora_rank (or h without q LoRA) * nh * hd for the queries, h * hd for
+// the key, h * nh for the head weights, and with KPool h * hd for the gate.
+// Scoring costs nh * hd per scored (query, key) pair, or (query, complete pool)
+// pair with KPool, whose pooling costs hd per key of a complete pool.
+// Executions by grad mode (projections, scoring): off (1, 1), detached (2, 3),
+// sparse (2, 1 forward over every causal pair + 2 backward over the top-k
+// pairs), full (3, 3). KPool runs forward only.
+Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank);
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);

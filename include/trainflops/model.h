@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -38,6 +39,37 @@ struct MlaAttention {
   std::int64_t qk_head_dim = 0;          // non-rotary part of a query/key head
   std::int64_t qk_pos_emb_head_dim = 0;  // rotary part
   std::int64_t v_head_dim = 0;
+};
+
+// DeepSeek Sparse Attention's lightning indexer: it scores every earlier key of
+// a query and selects the top-k keys that the attention then attends.
+struct DsaIndexer {
+  // How the indexer trains, which sets how often its GEMMs execute:
+  enum class GradMode {
+    kOff,       // no indexer loss: forward only
+    kDetached,  // dense KL loss on detached inputs: projections forward + weight
+                // gradient, scoring forward + backward over every causal pair
+    kSparse,    // sparse KL loss: scoring backward over the selected pairs only
+    kFull,      // inputs not detached: every GEMM trains (forward, dgrad, wgrad)
+  };
+  std::int64_t num_heads = 0;  // nh
+  std::int64_t head_dim = 0;   // hd
+  std::int64_t topk = 0;       // k keys (or k / pool_size pools) per query
+  GradMode grad_mode = GradMode::kOff;
+  // KPool: keys pooled in groups of pool_size; the indexer scores complete
+  // pools and selects topk / pool_size of them. 1 means no pooling.
+  std::int64_t pool_size = 1;
+  bool pool_tail = true;  // also attend the query's incomplete pool
+};
+
+// DSA attention (hybrid symbol `D`): MLA projections, core attention over the
+// selected keys only, and the indexer on the layers that select their own.
+struct DsaAttention {
+  MlaAttention mla;
+  DsaIndexer indexer;
+  // false: the layer reuses the previous layer's top-k selection (index
+  // sharing) and runs no indexer of its own.
+  bool runs_indexer = true;
 };
 
 // Gated delta net linear attention (hybrid symbol `G`).
@@ -68,7 +100,7 @@ struct GatedDeltaProduct {
   std::int64_t num_householder = 0;  // H
 };
 
-using Mixer = std::variant<GqaAttention, MlaAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct>;
+using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -113,16 +145,22 @@ struct Model {
   MegatronPath megatron_path = MegatronPath::kStandard;
 };
 
+// "off", "detached", "sparse", "full"; parse_grad_mode() fails with
+// "\"<text>\": must be one of off, detached, sparse, full".
+std::string_view grad_mode_name(DsaIndexer::GradMode mode);
+Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
+
 // Checks every size of `model` (positive, groups dividing heads, ...). Errors
 // name the field by its path, e.g.
 //   "layers[3].mixer.num_heads = 0: must be a positive integer".
 Status validate(const Model& model);
 
-// Short names used in reports: "gqa", "mla", "gdn", "gdn2", "mamba2", "gdp";
+// Short names used in reports: "gqa", "mla", "dsa" ("dsa~" when the layer
+// reuses another's top-k), "gdn", "gdn2", "mamba2", "gdp";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);
-// "mla+moe", "mamba2", "mlp", ...
+// "mla+moe", "dsa~+moe", "mamba2", "mlp", ...
 std::string layer_kind(const Layer& layer);
 
 // One line for reports: "78 layers (3 mla+mlp, 75 mla+moe) + 1 MTP depth,
