@@ -198,6 +198,20 @@ Result<Flops> FlopsCounter::total(const Workload& workload) const {
   return total_of(values);
 }
 
+Result<Flops> FlopsCounter::total_from_statistics(const std::vector<Int128>& sums) const {
+  if (mode_ == Mode::kMegatron) return Error("megatron mode counts from T and S2, not from exact statistics");
+  if (sums.size() != statistics_.size()) {
+    return Error("expected " + std::to_string(statistics_.size()) + " statistic sums, got " +
+                 std::to_string(sums.size()));
+  }
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    if (sums[i] < 0) return Error(statistic_name(statistics_[i]) + " = " + to_decimal(sums[i]) + ": must be >= 0");
+  }
+  StatisticValues values;
+  values.exact = sums;
+  return total_of(values);
+}
+
 Result<Flops> FlopsCounter::total_of(const StatisticValues& values) const {
   if (mode_ == Mode::kMegatron) {
     double sum = 0;

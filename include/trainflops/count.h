@@ -80,6 +80,14 @@ class FlopsCounter {
 
   Mode mode() const { return mode_; }
 
+  // The distinct statistics the count depends on, in a fixed order.
+  const std::vector<Statistic>& statistics() const { return statistics_; }
+
+  // Exact modes: the total from the batch sums of statistics(), in the same
+  // order (what SeqStats accumulates). Errors: a wrong number of sums, a
+  // negative sum, a count that does not fit in 128 bits, megatron mode.
+  Result<Flops> total_from_statistics(const std::vector<Int128>& sums) const;
+
  private:
   struct Row {
     std::string name;

@@ -1,0 +1,54 @@
+// Exact packed-sequence statistics that merge across data-parallel ranks.
+//
+// Each rank adds the documents of its share of the global batch; the state is
+// a small fixed-size vector of int64 whose elementwise sum over ranks (one
+// all_reduce(SUM)) is the state of the whole global batch, from which flops()
+// gives the exact `model`-mode FLOPs of the iteration.
+#ifndef TRAINFLOPS_SEQ_STATS_H_
+#define TRAINFLOPS_SEQ_STATS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+class SeqStats {
+ public:
+  // Validates the model; counts in `model` mode.
+  static Result<SeqStats> create(const Model& model);
+
+  // Adds documents by their lengths (>= 0), or by cu_seqlens offsets (0 first,
+  // non-decreasing). On error nothing is added.
+  Status add_lengths(std::span<const std::int64_t> lengths);
+  Status add_cu_seqlens(std::span<const std::int64_t> cu_seqlens);
+  Status add_cu_seqlens(std::span<const std::int32_t> cu_seqlens);
+
+  // The state: two lanes per statistic, sum = high * 2^32 + low, with
+  // 0 <= low < 2^32 here, so that summing the lanes of up to 2^31 ranks
+  // neither overflows nor loses a carry.
+  std::vector<std::int64_t> vector() const;
+  // Replaces the state with a summed vector (as all_reduce returns it).
+  Status set_vector(std::span<const std::int64_t> summed);
+
+  // Exact FLOPs of one iteration over every document added (or merged).
+  Result<Flops> flops() const;
+  // Tokens added so far.
+  Int128 tokens() const;
+
+  const FlopsCounter& counter() const { return counter_; }
+
+ private:
+  explicit SeqStats(FlopsCounter counter);
+
+  FlopsCounter counter_;
+  std::vector<Int128> sums_;  // per statistic of counter_.statistics()
+};
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_SEQ_STATS_H_

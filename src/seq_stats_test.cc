@@ -1,0 +1,62 @@
+#include "trainflops/seq_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace trainflops {
+namespace {
+
+Model dsa_model() {
+  Model model;
+  model.hidden_size = 256;
+  model.vocab_size = 1000;
+  const MlaAttention mla{4, 64, 32, 32, 16, 32};
+  const DsaIndexer indexer{8, 32, 64, DsaIndexer::GradMode::kOff, 4, true};
+  model.layers = {Layer{Mixer{DsaAttention{mla, indexer, true}}, ChannelMixer{DenseMlp{512, true}}},
+                  Layer{Mixer{DsaAttention{mla, indexer, false}}, ChannelMixer{DenseMlp{512, true}}}};
+  return model;
+}
+
+// Four ranks each add different documents; the elementwise sum of their
+// vectors gives the exact count of all the documents together.
+TEST(SeqStatsTest, VectorsSummedOverRanksGiveTheGlobalCount) {
+  std::mt19937_64 rng(5);
+  std::vector<std::int64_t> all;
+  std::vector<std::int64_t> summed;
+  for (int rank = 0; rank < 4; ++rank) {
+    SeqStats stats = SeqStats::create(dsa_model()).value();
+    std::vector<std::int64_t> cu = {0};
+    for (int d = 0; d < 50; ++d) {
+      const std::int64_t length = std::uniform_int_distribution<std::int64_t>(0, 3000)(rng);
+      all.push_back(length);
+      cu.push_back(cu.back() + length);
+    }
+    ASSERT_TRUE(stats.add_cu_seqlens(std::span<const std::int64_t>(cu)).ok());
+    const std::vector<std::int64_t> lanes = stats.vector();
+    if (summed.empty()) summed.assign(lanes.size(), 0);
+    for (std::size_t i = 0; i < lanes.size(); ++i) summed[i] += lanes[i];
+  }
+  SeqStats global = SeqStats::create(dsa_model()).value();
+  ASSERT_TRUE(global.set_vector(summed).ok());
+  const Result<Report> direct = count(dsa_model(), PackedDocuments{all}, Mode::kModel);
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(to_decimal(*global.flops().value().exact), to_decimal(*direct.value().total.exact));
+  EXPECT_EQ(to_decimal(global.tokens()), to_decimal(direct.value().tokens));
+}
+
+TEST(SeqStatsTest, Errors) {
+  SeqStats stats = SeqStats::create(dsa_model()).value();
+  const std::vector<std::int32_t> decreasing = {0, 5, 3};
+  EXPECT_EQ(stats.add_cu_seqlens(std::span<const std::int32_t>(decreasing)).error().message(),
+            "cu_seqlens[2] = 3: must not be smaller than the previous offset 5");
+  const std::vector<std::int64_t> negative = {4, -1};
+  EXPECT_EQ(stats.add_lengths(negative).error().message(), "lengths[1] = -1: must be >= 0");
+  EXPECT_EQ(to_decimal(stats.tokens()), "0");  // failed adds leave the state alone
+  const std::vector<std::int64_t> short_vector = {1, 2};
+  EXPECT_EQ(stats.set_vector(short_vector).error().message(),
+            "the vector has 2 entries; this model's has " + std::to_string(stats.vector().size()));
+}
+
+}  // namespace
+}  // namespace trainflops
