@@ -42,7 +42,8 @@ TEST(HybridPatternTest, Errors) {
     const char* message;
   };
   const std::vector<Case> cases = {
-      {"M*x-", "hybrid_layer_pattern = \"M*x-\": 'x' at position 3 is not a layer symbol (M G * + D - E, with | [ ] /)"},
+      {"M*x-",
+       "hybrid_layer_pattern = \"M*x-\": 'x' at position 3 is not a layer symbol (M G * + D - E, with | [ ] /)"},
       {"", "hybrid_layer_pattern = \"\": the main pattern has no layers"},
       {"||", "hybrid_layer_pattern = \"||\": the main pattern has no layers"},
       {"/M", "hybrid_layer_pattern = \"/M\": the main pattern before '/' is empty"},
@@ -50,10 +51,12 @@ TEST(HybridPatternTest, Errors) {
       {"M*//*", "hybrid_layer_pattern = \"M*//*\": MTP depth 1 is empty"},
       {"M*/*-/*E",
        "hybrid_layer_pattern = \"M*/*-/*E\": MTP depth 2 differs from depth 1 (all MTP depths must be equal)"},
-      {"M*+", "hybrid_layer_pattern = \"M*+\": '*' (MHA/GQA) cannot be mixed with MLA-based attention ('+' or 'D') in "
-              "one model"},
-      {"*/D", "hybrid_layer_pattern = \"*/D\": '*' (MHA/GQA) cannot be mixed with MLA-based attention ('+' or 'D') in "
-              "one model"},
+      {"M*+",
+       "hybrid_layer_pattern = \"M*+\": '*' (MHA/GQA) cannot be mixed with MLA-based attention ('+' or 'D') in "
+       "one model"},
+      {"*/D",
+       "hybrid_layer_pattern = \"*/D\": '*' (MHA/GQA) cannot be mixed with MLA-based attention ('+' or 'D') in "
+       "one model"},
       {"[M*", "hybrid_layer_pattern = \"[M*\": a '[' is never closed"},
       {"M]*", "hybrid_layer_pattern = \"M]*\": ']' at position 2 closes no '['"},
       {"[M/*]", "hybrid_layer_pattern = \"[M/*]\": '/' at position 3 inside '[ ]'"},

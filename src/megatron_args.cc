@@ -193,8 +193,8 @@ Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
                  std::string(grad_mode_name(indexer.grad_mode)) + ")");
   }
   if (indexer.topk % indexer.pool_size != 0) {
-    return Error("dsa_indexer_topk = " + std::to_string(indexer.topk) + ": must be a multiple of dsa_kpool_size = " +
-                 std::to_string(indexer.pool_size));
+    return Error("dsa_indexer_topk = " + std::to_string(indexer.topk) +
+                 ": must be a multiple of dsa_kpool_size = " + std::to_string(indexer.pool_size));
   }
   return indexer;
 }

@@ -6,11 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>

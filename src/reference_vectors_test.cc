@@ -53,7 +53,8 @@ TEST_P(ReferenceVectorsTest, EveryRecordMatches) {
   EXPECT_EQ(checked, GetParam().records);
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, ReferenceVectorsTest, testing::Values(VectorFile{"megatron_main.jsonl", 600}, VectorFile{"dsa.jsonl", 300}),
+INSTANTIATE_TEST_SUITE_P(Files, ReferenceVectorsTest,
+                         testing::Values(VectorFile{"megatron_main.jsonl", 600}, VectorFile{"dsa.jsonl", 300}),
                          [](const auto& info) {
                            std::string name = info.param.name;
                            return name.substr(0, name.find('.'));

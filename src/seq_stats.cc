@@ -16,8 +16,7 @@ Result<SeqStats> SeqStats::create(const Model& model) {
   return SeqStats(std::move(counter));
 }
 
-SeqStats::SeqStats(FlopsCounter counter)
-    : counter_(std::move(counter)), sums_(counter_.statistics().size(), 0) {}
+SeqStats::SeqStats(FlopsCounter counter) : counter_(std::move(counter)), sums_(counter_.statistics().size(), 0) {}
 
 Status SeqStats::add_lengths(std::span<const std::int64_t> lengths) {
   std::vector<Int128> sums = sums_;

@@ -27,7 +27,9 @@ Statistic pooled_attended_pairs(std::int64_t topk, std::int64_t pool, bool tail)
   return Statistic{StatisticKind::kPooledAttendedPairs, topk, pool, tail};
 }
 
-Statistic complete_pool_pairs(std::int64_t pool) { return Statistic{StatisticKind::kCompletePoolPairs, 0, pool, false}; }
+Statistic complete_pool_pairs(std::int64_t pool) {
+  return Statistic{StatisticKind::kCompletePoolPairs, 0, pool, false};
+}
 
 Statistic pooled_keys(std::int64_t pool) { return Statistic{StatisticKind::kPooledKeys, 0, pool, false}; }
 

@@ -26,11 +26,21 @@ enum class Component {
 };
 
 inline constexpr std::array kAllComponents = {
-    Component::kAttentionProjections, Component::kCoreAttention, Component::kDsaCoreAttention,
-    Component::kIndexerProjections,   Component::kIndexerScoring, Component::kKpoolGate,
-    Component::kKpoolPooling,         Component::kMlp,            Component::kMoeRouted,
-    Component::kMoeShared,            Component::kMamba,          Component::kGatedDeltaNet,
-    Component::kGatedDeltaProduct,    Component::kMtp,            Component::kLogits,
+    Component::kAttentionProjections,
+    Component::kCoreAttention,
+    Component::kDsaCoreAttention,
+    Component::kIndexerProjections,
+    Component::kIndexerScoring,
+    Component::kKpoolGate,
+    Component::kKpoolPooling,
+    Component::kMlp,
+    Component::kMoeRouted,
+    Component::kMoeShared,
+    Component::kMamba,
+    Component::kGatedDeltaNet,
+    Component::kGatedDeltaProduct,
+    Component::kMtp,
+    Component::kLogits,
 };
 
 // Stable snake_case names, used as keys in JSON and CSV output.

@@ -58,16 +58,16 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(std::int64_t, mamba_num_groups)                    \
   X(std::int64_t, mamba_num_heads)                     \
   X(std::int64_t, gdp_num_householder)                 \
-  X(std::vector<std::string>, spec)                     \
-  X(std::int64_t, dsa_indexer_n_heads)                  \
-  X(std::int64_t, dsa_indexer_head_dim)                 \
-  X(std::int64_t, dsa_indexer_topk)                     \
-  X(std::int64_t, dsa_indexer_topk_freq)                \
-  X(std::int64_t, dsa_indexer_skip_topk_offset)         \
-  X(double, dsa_indexer_loss_coeff)                     \
-  X(bool, dsa_indexer_use_sparse_loss)                  \
-  X(std::string, dsa_indexer_grad_mode)                 \
-  X(std::int64_t, dsa_kpool_size)                       \
+  X(std::vector<std::string>, spec)                    \
+  X(std::int64_t, dsa_indexer_n_heads)                 \
+  X(std::int64_t, dsa_indexer_head_dim)                \
+  X(std::int64_t, dsa_indexer_topk)                    \
+  X(std::int64_t, dsa_indexer_topk_freq)               \
+  X(std::int64_t, dsa_indexer_skip_topk_offset)        \
+  X(double, dsa_indexer_loss_coeff)                    \
+  X(bool, dsa_indexer_use_sparse_loss)                 \
+  X(std::string, dsa_indexer_grad_mode)                \
+  X(std::int64_t, dsa_kpool_size)                      \
   X(bool, dsa_kpool_tail)
 
 // Unset members are Megatron's None. Booleans that are unset read as false,

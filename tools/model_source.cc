@@ -1,0 +1,75 @@
+#include "model_source.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "trainflops/megatron_args.h"
+#include "trainflops/megatron_flags.h"
+#include "trainflops/native_config.h"
+
+namespace trainflops::cli {
+namespace {
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Result<ModelSource> load(const ModelOptions& o) {
+  if (!o.megatron && !o.megatron_flags.empty()) {
+    return Error("unexpected argument \"" + o.megatron_flags.front() + "\": Megatron-LM flags go after --megatron --");
+  }
+  const int sources = !o.args_file.empty() + !o.config_file.empty() + o.megatron;
+  if (sources != 1) {
+    return Error(
+        "give exactly one model: --args FILE (Megatron-LM args JSON), --config FILE (trainflops config) "
+        "or --megatron -- <Megatron-LM flags>");
+  }
+  ModelSource source;
+  if (!o.config_file.empty()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(source.model, read_native_config(o.config_file));
+    return source;
+  }
+  MegatronArgs args;
+  if (o.megatron) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronFlags flags, parse_megatron_flags(o.megatron_flags));
+    args = std::move(flags.args);
+    source.global_batch_size = flags.global_batch_size;
+    source.ignored = std::move(flags.ignored);
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_file(o.args_file));
+    Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
+    if (!parsed.ok()) return parsed.error().context(o.args_file);
+    args = std::move(parsed.value().args);
+    source.ignored = std::move(parsed.value().ignored);
+  }
+  source.seq_length = args.seq_length;
+  TRAINFLOPS_ASSIGN_OR_RETURN(source.model, model_from_megatron_args(args));
+  return source;
+}
+
+}  // namespace
+
+void add_model_options(CLI::App& command, ModelOptions& options) {
+  command.add_option("--args", options.args_file, "Megatron-LM arguments as a JSON object (file)");
+  command.add_option("--config", options.config_file, "trainflops model config (JSON, docs/config-format.md)");
+  command.add_flag("--megatron", options.megatron, "Read the model from Megatron-LM flags given after --");
+  command.add_option("megatron_flags", options.megatron_flags, "Megatron-LM flags (after --)");
+  command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
+}
+
+Result<ModelSource> load_model(const ModelOptions& options) {
+  Result<ModelSource> source = load(options);
+  if (source.ok() && options.verbose) {
+    for (const std::string& ignored : source.value().ignored) {
+      std::cerr << "ignored (does not change FLOPs): " << ignored << "\n";
+    }
+  }
+  return source;
+}
+
+}  // namespace trainflops::cli

@@ -1,0 +1,39 @@
+// Where the command line reads a model from: exactly one of --args, --config
+// or --megatron -- <flags>.
+#ifndef TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
+#define TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops::cli {
+
+struct ModelOptions {
+  std::string args_file, config_file;
+  bool megatron = false;
+  std::vector<std::string> megatron_flags;  // the words after --
+  bool verbose = false;
+};
+
+// Adds --args, --config, --megatron (with the words after --) and --verbose.
+void add_model_options(CLI::App& command, ModelOptions& options);
+
+// The model, and what its source says about the workload.
+struct ModelSource {
+  Model model;
+  std::optional<std::int64_t> global_batch_size, seq_length;
+  std::vector<std::string> ignored;  // inputs that do not change FLOPs
+};
+
+// Loads the model; with --verbose, lists the ignored inputs on stderr.
+Result<ModelSource> load_model(const ModelOptions& options);
+
+}  // namespace trainflops::cli
+
+#endif  // TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
