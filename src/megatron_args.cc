@@ -167,7 +167,7 @@ Result<MlaAttention> mla_attention(const MegatronArgs& a) {
 Result<DsaIndexer::GradMode> indexer_grad_mode(const MegatronArgs& a) {
   if (a.dsa_indexer_grad_mode) {
     Result<DsaIndexer::GradMode> mode = parse_grad_mode(*a.dsa_indexer_grad_mode);
-    if (!mode.ok()) return mode.error().context("dsa_indexer_grad_mode = \"" + *a.dsa_indexer_grad_mode + "\"");
+    if (!mode.ok()) return Error("dsa_indexer_" + mode.error().message());
     return mode;
   }
   if (a.dsa_indexer_loss_coeff.value_or(0) > 0) {

@@ -12,6 +12,11 @@ const char* const kBase = R"({
   "padded_vocab_size": 1024, "seq_length": 128
 })";
 
+// A DSA model on top of kBase.
+const std::string kDsa = R"("group_query_attention": false, "multi_latent_attention": true, "kv_lora_rank": 32,
+  "qk_head_dim": 16, "qk_pos_emb_head_dim": 8, "v_head_dim": 16, "experimental_attention_variant": "dsa",
+  "dsa_indexer_n_heads": 4, "dsa_indexer_head_dim": 16, "dsa_indexer_topk": 64)";
+
 Result<Model> model_from(const std::string& patch) {
   std::string text = kBase;
   text.pop_back();  // drop '}' so that the patch's fields extend the object
@@ -61,6 +66,19 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("experimental_attention_variant": "gdn", "linear_attention_freq": [1, 1, 1, 0], "mtp_num_layers": 1)",
        "linear_attention_freq: the list has 4 entries; it must have num_layers + mtp_num_layers = 5"},
       {R"("mtp_num_layers": -1)", "mtp_num_layers = -1: must be >= 0"},
+      {R"("experimental_attention_variant": "dsa")",
+       "multi_latent_attention = None: DSA (experimental_attention_variant = \"dsa\") is built on multi-latent "
+       "attention"},
+      {kDsa + R"(, "dsa_indexer_topk": null)", "dsa_indexer_topk is missing: required for DSA layers"},
+      {kDsa + R"(, "dsa_kpool_size": 4, "dsa_indexer_loss_coeff": 0.1)",
+       "dsa_kpool_size = 4: KPool requires the indexer loss disabled (the indexer grad mode is detached)"},
+      {kDsa + R"(, "dsa_kpool_size": 3)", "dsa_indexer_topk = 64: must be a multiple of dsa_kpool_size = 3"},
+      {kDsa + R"(, "dsa_kpool_size": 0)", "dsa_kpool_size = 0: must be a positive integer"},
+      {kDsa + R"(, "dsa_indexer_grad_mode": "dense")",
+       "dsa_indexer_grad_mode = \"dense\": must be one of off, detached, sparse, full"},
+      {kDsa + R"(, "dsa_indexer_topk_freq": 0)", "dsa_indexer_topk_freq = 0: must be a positive integer"},
+      {kDsa + R"(, "dsa_indexer_skip_topk_offset": -2)", "dsa_indexer_skip_topk_offset = -2: must be >= 0"},
+      {kDsa + R"(, "dsa_indexer_loss_coeff": "0.1")", "dsa_indexer_loss_coeff = \"0.1\": must be a number or null"},
       {R"("hybrid_layer_pattern": "M*-X")",
        "hybrid_layer_pattern = \"M*-X\": 'X' at position 4 is not a layer symbol (M G * + D - E, with | [ ] /)"},
       {R"("hybrid_layer_pattern": "M*-E")", "mamba_state_dim is missing: required for Mamba layers"},

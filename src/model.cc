@@ -153,7 +153,7 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
                     DsaIndexer::GradMode::kFull}) {
     if (text == grad_mode_name(mode)) return mode;
   }
-  return Error("\"" + std::string(text) + "\": must be one of off, detached, sparse, full");
+  return Error("grad_mode = \"" + std::string(text) + "\": must be one of off, detached, sparse, full");
 }
 
 Status validate(const Model& model) {

@@ -5,24 +5,57 @@
 namespace trainflops {
 namespace {
 
-// Independent counts: walk every query position and every key it may see.
-Int128 brute_force(const Statistic& statistic, std::int64_t length) {
+// Independent counts: walk every query position, the keys it may see, and
+// the pools they form.
+Int128 brute_force(const Statistic& s, std::int64_t length) {
   Int128 count = 0;
   for (std::int64_t query = 1; query <= length; ++query) {
-    if (statistic.kind == StatisticKind::kTokens) {
-      ++count;
-      continue;
+    std::int64_t complete_pools = 0;
+    if (s.pool > 0) {
+      for (std::int64_t end = s.pool; end <= query; end += s.pool) ++complete_pools;
     }
-    for (std::int64_t key = 1; key <= query; ++key) ++count;
+    switch (s.kind) {
+      case StatisticKind::kTokens: ++count; break;
+      case StatisticKind::kCausalPairs:
+        for (std::int64_t key = 1; key <= query; ++key) ++count;
+        break;
+      case StatisticKind::kTopkPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += query - key < s.topk;
+        break;
+      case StatisticKind::kPooledAttendedPairs:
+        for (std::int64_t pool = 0; pool < complete_pools && pool < s.topk / s.pool; ++pool) count += s.pool;
+        if (s.tail) {
+          for (std::int64_t key = complete_pools * s.pool + 1; key <= query; ++key) ++count;
+        }
+        break;
+      case StatisticKind::kCompletePoolPairs: count += complete_pools; break;
+      case StatisticKind::kPooledKeys:
+        if (query % s.pool == 0) count += s.pool;  // a pool completes at its last key
+        break;
+    }
   }
   return count;
 }
 
+std::vector<Statistic> every_kind() {
+  std::vector<Statistic> all = {kTokens, kCausalPairs};
+  for (std::int64_t k : {1, 2, 7, 64}) all.push_back(topk_pairs(k));
+  for (std::int64_t p : {2, 4, 8}) {
+    for (std::int64_t k : {p, 4 * p, 16 * p}) {
+      all.push_back(pooled_attended_pairs(k, p, true));
+      all.push_back(pooled_attended_pairs(k, p, false));
+    }
+    all.push_back(complete_pool_pairs(p));
+    all.push_back(pooled_keys(p));
+  }
+  return all;
+}
+
 TEST(StatisticTest, DocumentCountsMatchPerQueryLoops) {
-  for (const Statistic& statistic : {kTokens, kCausalPairs}) {
-    for (std::int64_t length : {0, 1, 2, 3, 10, 127, 1000}) {
+  for (const Statistic& statistic : every_kind()) {
+    for (std::int64_t length = 0; length <= 300; ++length) {
       SCOPED_TRACE(statistic_name(statistic) + " L=" + std::to_string(length));
-      EXPECT_EQ(document_count(statistic, length), std::optional<Int128>(brute_force(statistic, length)));
+      ASSERT_EQ(document_count(statistic, length), std::optional<Int128>(brute_force(statistic, length)));
     }
   }
   // Near the 64-bit limit the count is still exact.
@@ -30,10 +63,38 @@ TEST(StatisticTest, DocumentCountsMatchPerQueryLoops) {
   EXPECT_EQ(to_decimal(*document_count(kCausalPairs, INT64_MAX)), to_decimal(max * (max + 1) / 2));
 }
 
+// KPool counts in megatron mode: interpolated between the two whole lengths
+// around the mean m = S2 / T, scaled by T / m documents (SPEC §8).
+TEST(StatisticTest, MegatronInterpolatesKpoolCountsAtFractionalMeans) {
+  struct Batch {
+    std::vector<std::int64_t> lengths;
+  };
+  for (const Batch& batch : std::vector<Batch>{{{100, 37}}, {{5, 6, 7}}, {{64, 64}}, {{1}}, {{300, 2, 2, 9}}}) {
+    double tokens = 0, squares = 0;
+    for (std::int64_t l : batch.lengths) {
+      tokens += static_cast<double>(l);
+      squares += static_cast<double>(l) * static_cast<double>(l);
+    }
+    const double mean = squares / tokens;
+    const auto n0 = static_cast<std::int64_t>(mean);
+    const double w = mean - static_cast<double>(n0);
+    for (const Statistic& statistic : every_kind()) {
+      if (statistic.pool == 0) continue;
+      SCOPED_TRACE(statistic_name(statistic) + " m=" + std::to_string(mean));
+      const double expected = tokens / mean *
+                              ((1 - w) * to_double(brute_force(statistic, n0)) + w * to_double(brute_force(statistic, n0 + 1)));
+      EXPECT_NEAR(megatron_estimate(statistic, tokens, squares), expected, 1e-12 * std::max(expected, 1.0));
+    }
+  }
+}
+
 TEST(StatisticTest, MegatronEstimates) {
-  // Documents 3 and 5: T = 8, S2 = 34.
+  // Documents 3 and 5: T = 8, S2 = 34, m = 4.25.
   EXPECT_EQ(megatron_estimate(kTokens, 8, 34), 8);
   EXPECT_EQ(megatron_estimate(kCausalPairs, 8, 34), 17);  // exact would be 6 + 15 = 21 = 17 + T/2
+  EXPECT_EQ(megatron_estimate(topk_pairs(5), 8, 34), 17);  // m <= k: every pair
+  // m > k: s = k (1 - k/(2m)) / (m/2) = 2 (1 - 2/8.5) / 2.125.
+  EXPECT_DOUBLE_EQ(megatron_estimate(topk_pairs(2), 8, 34), 17 * (2 * (1 - 2 / 8.5) / 2.125));
 }
 
 }  // namespace

@@ -146,7 +146,7 @@ struct Model {
 };
 
 // "off", "detached", "sparse", "full"; parse_grad_mode() fails with
-// "\"<text>\": must be one of off, detached, sparse, full".
+// "grad_mode = \"<text>\": must be one of off, detached, sparse, full".
 std::string_view grad_mode_name(DsaIndexer::GradMode mode);
 Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
 
