@@ -171,7 +171,7 @@ std::string mixer_kind(const Mixer& mixer) {
   struct Namer {
     std::string operator()(const GqaAttention&) const { return "gqa"; }
     std::string operator()(const MlaAttention&) const { return "mla"; }
-    std::string operator()(const DsaAttention& a) const { return a.runs_indexer ? "dsa" : "dsa~"; }
+    std::string operator()(const DsaAttention& a) const { return a.runs_indexer ? "dsa" : "dsa-shared"; }
     std::string operator()(const GatedDeltaNet& g) const {
       return g.variant == GatedDeltaNet::Variant::kGdn2 ? "gdn2" : "gdn";
     }

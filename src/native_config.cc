@@ -91,6 +91,17 @@ class ObjectReader {
   std::set<std::string, std::less<>> read_;
 };
 
+Result<MlaAttention> read_mla(ObjectReader& r) {
+  MlaAttention a;
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.optional_integer("q_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.kv_lora_rank, r.integer("kv_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+  return a;
+}
+
 Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
   if (type == "gqa") {
     GqaAttention a;
@@ -101,13 +112,29 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     return Mixer{a};
   }
   if (type == "mla") {
-    MlaAttention a;
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.optional_integer("q_lora_rank"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.kv_lora_rank, r.integer("kv_lora_rank"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention a, read_mla(r));
+    return Mixer{a};
+  }
+  if (type == "dsa") {
+    DsaAttention a;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.mla, read_mla(r));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* indexer_json, r.member("indexer"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader indexer, ObjectReader::open(*indexer_json, r.path_of("indexer")));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.num_heads, indexer.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.head_dim, indexer.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.topk, indexer.integer("topk"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string grad_mode, indexer.text("grad_mode"));
+    Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode);
+    if (!mode.ok()) return Error(indexer.path_of("") + mode.error().message());
+    a.indexer.grad_mode = mode.value();
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> pool_size, indexer.optional_integer("pool_size"));
+    a.indexer.pool_size = pool_size.value_or(1);
+    if (indexer.optional_member("pool_tail")) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.pool_tail, indexer.flag("pool_tail"));
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
+    TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
+    a.runs_indexer = !reuses;
     return Mixer{a};
   }
   if (type == "gdn" || type == "gdn2") {
@@ -137,7 +164,7 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
     return Mixer{g};
   }
-  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, gdn, gdn2, mamba2, gdp");
+  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, dsa, gdn, gdn2, mamba2, gdp");
 }
 
 Result<ChannelMixer> read_channel_mixer(ObjectReader& r, const std::string& type) {

@@ -46,6 +46,48 @@ TEST(NativeConfigTest, MatchesTheSameModelFromMegatronArgs) {
   }
 }
 
+// GLM-5 written out layer by layer equals the preset built from Megatron-LM
+// arguments with index sharing (topk_freq 4, offset 3: layers 1-3 and 7, 11, ...
+// select their own top-k; the MTP layer, numbered 1, too).
+TEST(NativeConfigTest, DsaLayersSpelledOutMatchIndexSharing) {
+  const std::string mla = R"("num_heads": 64, "q_lora_rank": 2048, "kv_lora_rank": 512, "qk_head_dim": 192,
+                             "qk_pos_emb_head_dim": 64, "v_head_dim": 256,
+                             "indexer": {"num_heads": 32, "head_dim": 128, "topk": 2048, "grad_mode": "off"})";
+  const std::string config = R"({"name": "GLM-5", "hidden_size": 6144, "vocab_size": 154880,
+    "mixers": {"dsa": {"type": "dsa", )" + mla + R"(},
+               "shared": {"type": "dsa", "reuses_topk": true, )" + mla + R"(}},
+    "channel_mixers": {"mlp": {"type": "mlp", "ffn_hidden_size": 12288, "gated": true},
+                       "moe": {"type": "moe", "num_experts": 256, "topk": 8, "expert_ffn_hidden_size": 2048,
+                               "shared_expert_ffn_hidden_size": 2048, "gated": true}},
+    "layers": [{"mixer": "dsa", "channel_mixer": "mlp", "repeat": 3}, )" +
+                             [] {
+                               std::string quad;
+                               for (int i = 0; i < 18; ++i) {
+                                 quad += R"({"mixer": "shared", "channel_mixer": "moe", "repeat": 3}, )"
+                                         R"({"mixer": "dsa", "channel_mixer": "moe"}, )";
+                               }
+                               return quad;
+                             }() +
+                             R"({"mixer": "shared", "channel_mixer": "moe", "repeat": 3}],
+    "mtp": {"depths": 1, "layers": [{"mixer": "dsa", "channel_mixer": "moe"}]}})";
+  const Result<Model> spelled = parse_native_config(config);
+  ASSERT_TRUE(spelled.ok()) << spelled.error().message();
+  const Result<Model> preset = model_from_megatron_args(parse_megatron_args_json(R"({
+    "num_layers": 78, "hidden_size": 6144, "ffn_hidden_size": 12288, "num_attention_heads": 64,
+    "multi_latent_attention": true, "q_lora_rank": 2048, "kv_lora_rank": 512, "qk_head_dim": 192,
+    "qk_pos_emb_head_dim": 64, "v_head_dim": 256, "swiglu": true, "padded_vocab_size": 154880,
+    "num_experts": 256, "moe_layer_freq": [0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+      1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],
+    "moe_router_topk": 8, "moe_ffn_hidden_size": 2048, "moe_shared_expert_intermediate_size": 2048,
+    "mtp_num_layers": 1, "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 32,
+    "dsa_indexer_head_dim": 128, "dsa_indexer_topk": 2048, "dsa_indexer_topk_freq": 4,
+    "dsa_indexer_skip_topk_offset": 3})").value().args);
+  ASSERT_TRUE(preset.ok()) << preset.error().message();
+  const Workload workload = PackedDocuments{{100000, 3000, 1}};
+  EXPECT_EQ(count(spelled.value(), workload, Mode::kModel).value().total.exact,
+            count(preset.value(), workload, Mode::kModel).value().total.exact);
+}
+
 TEST(NativeConfigTest, Errors) {
   struct Case {
     std::string text;
@@ -69,7 +111,7 @@ TEST(NativeConfigTest, Errors) {
        "extra: unknown key (this object takes channel_mixers, hidden_size, layers, megatron_path, mixers, mtp, name, "
        "vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
-       "mixers.a.type = \"mha\": must be one of gqa, mla, gdn, gdn2, mamba2, gdp"},
+       "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, gdn, gdn2, mamba2, gdp"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "gqa", "num_heads": 4}}, "layers": []})",
        "mixers.a.num_query_groups is missing"},
       {R"({"hidden_size": "64", "vocab_size": 100, "layers": []})", "hidden_size = \"64\": must be an integer"},
@@ -78,6 +120,10 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "mtp": {"depths": 1}})", "mtp.layers is missing"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "mtp": {"depths": -1, "layers": []}})",
        "mtp.depths = -1: must be between 0 and 1000"},
+      {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"d": {"type": "dsa", "num_heads": 2, "kv_lora_rank": 8,
+          "qk_head_dim": 8, "qk_pos_emb_head_dim": 0, "v_head_dim": 8,
+          "indexer": {"num_heads": 2, "head_dim": 8, "topk": 8, "grad_mode": "dense"}}}, "layers": []})",
+       "mixers.d.indexer.grad_mode = \"dense\": must be one of off, detached, sparse, full"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);

@@ -181,8 +181,8 @@ Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) 
 
 std::string describe(const Workload& workload) {
   if (const auto* bshd = std::get_if<Bshd>(&workload)) {
-    return "BSHD, " + with_thousands(bshd->batch_size) + " sequences x " + with_thousands(bshd->seq_length) +
-           " tokens = " + with_thousands(total_tokens(workload)) + " tokens";
+    return "BSHD, " + with_thousands(bshd->batch_size) + (bshd->batch_size == 1 ? " sequence x " : " sequences x ") +
+           with_thousands(bshd->seq_length) + " tokens = " + with_thousands(total_tokens(workload)) + " tokens";
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
     return "THD, " + with_thousands(static_cast<Int128>(packed->lengths.size())) + " packed documents, " +

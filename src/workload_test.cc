@@ -108,6 +108,7 @@ TEST(WorkloadTest, LengthsFromCuSeqlens) {
 
 TEST(WorkloadTest, Describe) {
   EXPECT_EQ(describe(Bshd{8, 4096}), "BSHD, 8 sequences x 4,096 tokens = 32,768 tokens");
+  EXPECT_EQ(describe(Bshd{1, 4096}), "BSHD, 1 sequence x 4,096 tokens = 4,096 tokens");
   EXPECT_EQ(describe(PackedDocuments{{1000, 24}}), "THD, 2 packed documents, 1,024 tokens");
   EXPECT_EQ(describe(SequenceAggregates{1024, 1000576}), "aggregates, 1,024 tokens, sum of squared lengths 1,000,576");
 }

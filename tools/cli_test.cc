@@ -155,8 +155,8 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --config /nonexistent.json --global-batch-size 1 --seq-length 8",
        "trainflops: /nonexistent.json: cannot open (No such file or directory)\n"},
       {"count --global-batch-size 1 --seq-length 8",
-       "trainflops: give exactly one model: --args FILE (Megatron-LM args JSON), --config FILE (trainflops config) or "
-       "--megatron -- <Megatron-LM flags>\n"},
+       "trainflops: give exactly one model: --preset NAME (trainflops presets lists them), --args FILE (Megatron-LM "
+       "args JSON), --config FILE (trainflops config) or --megatron -- <Megatron-LM flags>\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.arguments);
@@ -176,6 +176,28 @@ TEST(CliTest, PackedBatchFromCuSeqlensAndDocsAgree) {
   ASSERT_EQ(docs.status, 0) << docs.err;
   ASSERT_EQ(cu.status, 0) << cu.err;
   EXPECT_EQ(docs.out, cu.out);
+}
+
+TEST(CliTest, SweepAndPresets) {
+  const CliRun presets = run("presets");
+  ASSERT_EQ(presets.status, 0) << presets.err;
+  EXPECT_NE(presets.out.find("glm-5 "), std::string::npos);
+  EXPECT_NE(presets.out.find("deepseek-v3.2 "), std::string::npos);
+  const CliRun sweep = run("sweep --preset glm-5 --seq-lengths 4k,256k --format json");
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  const auto json = nlohmann::json::parse(sweep.out);
+  ASSERT_EQ(json["points"].size(), 2u);
+  EXPECT_EQ(json["points"][1]["seq_length"], 262144);
+  EXPECT_GT(json["points"][1]["dense_over_this"].get<double>(), 7);
+  const CliRun count = run("count --preset deepseek-v3.2 --global-batch-size 2 --format json");
+  ASSERT_EQ(count.status, 0) << count.err;
+  EXPECT_EQ(nlohmann::json::parse(count.out)["workload"]["tokens"], "8192");  // the preset's 4096 tokens
+  const CliRun unknown = run("sweep --preset glm-6");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.err.rfind("trainflops: preset = \"glm-6\": unknown (known: ", 0), 0u) << unknown.err;
+  const CliRun bad_lengths = run("sweep --preset glm-5 --seq-lengths 4k,0");
+  EXPECT_EQ(bad_lengths.err,
+            "trainflops: --seq-lengths: \"0\" is not a context length (a positive integer, optionally with k or m)\n");
 }
 
 }  // namespace

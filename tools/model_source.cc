@@ -7,6 +7,7 @@
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"
+#include "trainflops/presets.h"
 
 namespace trainflops::cli {
 namespace {
@@ -23,13 +24,19 @@ Result<ModelSource> load(const ModelOptions& o) {
   if (!o.megatron && !o.megatron_flags.empty()) {
     return Error("unexpected argument \"" + o.megatron_flags.front() + "\": Megatron-LM flags go after --megatron --");
   }
-  const int sources = !o.args_file.empty() + !o.config_file.empty() + o.megatron;
+  const int sources = !o.preset.empty() + !o.args_file.empty() + !o.config_file.empty() + o.megatron;
   if (sources != 1) {
     return Error(
-        "give exactly one model: --args FILE (Megatron-LM args JSON), --config FILE (trainflops config) "
-        "or --megatron -- <Megatron-LM flags>");
+        "give exactly one model: --preset NAME (trainflops presets lists them), --args FILE (Megatron-LM args "
+        "JSON), --config FILE (trainflops config) or --megatron -- <Megatron-LM flags>");
   }
   ModelSource source;
+  if (!o.preset.empty()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Preset preset, find_preset(o.preset));
+    TRAINFLOPS_ASSIGN_OR_RETURN(source.model, preset_model(preset));
+    source.seq_length = preset.args.seq_length;
+    return source;
+  }
   if (!o.config_file.empty()) {
     TRAINFLOPS_ASSIGN_OR_RETURN(source.model, read_native_config(o.config_file));
     return source;
@@ -55,6 +62,7 @@ Result<ModelSource> load(const ModelOptions& o) {
 }  // namespace
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
+  command.add_option("--preset", options.preset, "A built-in model (trainflops presets lists them)");
   command.add_option("--args", options.args_file, "Megatron-LM arguments as a JSON object (file)");
   command.add_option("--config", options.config_file, "trainflops model config (JSON, docs/config-format.md)");
   command.add_flag("--megatron", options.megatron, "Read the model from Megatron-LM flags given after --");

@@ -1,5 +1,5 @@
-// Where the command line reads a model from: exactly one of --args, --config
-// or --megatron -- <flags>.
+// Where the command line reads a model from: exactly one of --preset, --args,
+// --config or --megatron -- <flags>.
 #ifndef TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 #define TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 
@@ -15,13 +15,14 @@
 namespace trainflops::cli {
 
 struct ModelOptions {
-  std::string args_file, config_file;
+  std::string preset, args_file, config_file;
   bool megatron = false;
   std::vector<std::string> megatron_flags;  // the words after --
   bool verbose = false;
 };
 
-// Adds --args, --config, --megatron (with the words after --) and --verbose.
+// Adds --preset, --args, --config, --megatron (with the words after --) and
+// --verbose.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
 // The model, and what its source says about the workload.

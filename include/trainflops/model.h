@@ -155,12 +155,12 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
 //   "layers[3].mixer.num_heads = 0: must be a positive integer".
 Status validate(const Model& model);
 
-// Short names used in reports: "gqa", "mla", "dsa" ("dsa~" when the layer
+// Short names used in reports: "gqa", "mla", "dsa" ("dsa-shared" when the layer
 // reuses another's top-k), "gdn", "gdn2", "mamba2", "gdp";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);
-// "mla+moe", "dsa~+moe", "mamba2", "mlp", ...
+// "mla+moe", "dsa-shared+moe", "mamba2", "mlp", ...
 std::string layer_kind(const Layer& layer);
 
 // One line for reports: "78 layers (3 mla+mlp, 75 mla+moe) + 1 MTP depth,

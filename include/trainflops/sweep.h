@@ -1,0 +1,44 @@
+// How the per-token cost of training changes with context length, beside what
+// dense-attention accounting (every DSA layer charged as dense MLA attention,
+// no indexer, Megatron-LM's count before DSA support) reports for the same model.
+#ifndef TRAINFLOPS_SWEEP_H_
+#define TRAINFLOPS_SWEEP_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/model.h"
+#include "trainflops/render.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// FLOPs per token of one training iteration (forward + backward) over BSHD
+// sequences of `seq_length` tokens.
+struct SweepPoint {
+  std::int64_t seq_length = 0;
+  double per_token = 0;        // the model as described
+  double dense_per_token = 0;  // with_dense_attention(model)
+  std::vector<ComponentFlops> components;  // of per_token, per token
+};
+
+// `model` with every DSA layer replaced by its MLA attention (dense core
+// attention over all causal pairs, no indexer).
+Model with_dense_attention(const Model& model);
+
+Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode);
+
+// "4k,32k,128k,256k" -> 4096, 32768, 131072, 262144: positive integers with an
+// optional k (x1024) or m (x1048576) suffix, separated by commas.
+Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text);
+
+// Table (GFLOPs per token, grouped components), JSON or CSV (every component).
+std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
+                         Format format);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_SWEEP_H_

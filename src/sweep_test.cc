@@ -1,0 +1,91 @@
+#include "trainflops/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainflops/presets.h"
+
+namespace trainflops {
+namespace {
+
+Model glm5() { return preset_model(find_preset("glm-5").value()).value(); }
+
+TEST(SweepTest, DenseAccountingGrowsWithContextWhileDsaStaysNearlyFlat) {
+  const auto points = sweep(glm5(), {4096, 262144}, Mode::kMegatron).value();
+  ASSERT_EQ(points.size(), 2u);
+  // Per token, dense attention grows linearly with context; DSA's core is capped at top-k keys.
+  EXPECT_GT(points[1].dense_per_token / points[1].per_token, 7.0);
+  EXPECT_LT(points[0].dense_per_token / points[0].per_token, 1.05);
+  // The dense count is exactly the model with DSA replaced by MLA, and the
+  // components add up to the per-token total.
+  const Report dense = count(with_dense_attention(glm5()), Bshd{1, 262144}, Mode::kMegatron).value();
+  EXPECT_DOUBLE_EQ(points[1].dense_per_token, dense.per_token);
+  double sum = 0;
+  for (const auto& part : points[1].components) sum += part.flops.value;
+  EXPECT_NEAR(sum, points[1].per_token, 1e-12 * sum);
+}
+
+TEST(SweepTest, WithDenseAttentionKeepsTheRestOfTheModel) {
+  const Model model = glm5();
+  const Model dense = with_dense_attention(model);
+  ASSERT_EQ(dense.layers.size(), model.layers.size());
+  EXPECT_EQ(layer_kind(model.layers[3]), "dsa-shared+moe");
+  EXPECT_EQ(layer_kind(dense.layers[3]), "mla+moe");
+  EXPECT_EQ(layer_kind(dense.mtp_depths[0][0]), "mla+moe");
+}
+
+TEST(SweepTest, ParseSeqLengths) {
+  EXPECT_EQ(parse_seq_lengths("4k,32K,1m,100").value(), (std::vector<std::int64_t>{4096, 32768, 1048576, 100}));
+  for (const char* bad : {"", "4k,", "0", "-4k", "4g", "k", "+5"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(parse_seq_lengths(bad).ok());
+  }
+  EXPECT_EQ(parse_seq_lengths("4k,x").error().message(),
+            "--seq-lengths: \"x\" is not a context length (a positive integer, optionally with k or m)");
+}
+
+TEST(SweepTest, Renders) {
+  const auto points = sweep(glm5(), {4096}, Mode::kModel).value();
+  const std::string table = render_sweep(points, "GLM-5", Mode::kModel, Format::kTable);
+  EXPECT_NE(table.find("  context  dense attn  this model  dense/this  core attn"), std::string::npos) << table;
+  const auto json = nlohmann::json::parse(render_sweep(points, "GLM-5", Mode::kModel, Format::kJson));
+  EXPECT_EQ(json["points"][0]["seq_length"], 4096);
+  EXPECT_TRUE(json["points"][0]["components_per_token"].contains("indexer_scoring"));
+  const std::string csv = render_sweep(points, "GLM-5", Mode::kModel, Format::kCsv);
+  EXPECT_EQ(csv.rfind("seq_length,per_token,dense_per_token,dense_over_this,attention_projections,", 0), 0u);
+}
+
+TEST(PresetsTest, EveryPresetBuildsAndIsFound) {
+  ASSERT_GE(presets().size(), 2u);
+  for (const Preset& preset : presets()) {
+    SCOPED_TRACE(preset.name);
+    EXPECT_FALSE(preset.title.empty());
+    EXPECT_FALSE(preset.source.empty());
+    ASSERT_TRUE(preset_model(preset).ok()) << preset_model(preset).error().message();
+    EXPECT_EQ(find_preset(preset.name).value().name, preset.name);
+  }
+  EXPECT_EQ(find_preset("glm-6").error().message().rfind("preset = \"glm-6\": unknown (known: ", 0), 0u);
+}
+
+// The figures for the two DSA presets.
+TEST(PresetsTest, DsaPresetsHoldTheirPublishedShapes) {
+  const Model glm = glm5();
+  EXPECT_EQ(summarize(glm),
+            "GLM-5: 78 layers (3 dsa+mlp, 57 dsa-shared+moe, 18 dsa+moe) + 1 MTP depth, hidden 6144, vocab 154880");
+  // topk_freq 4, offset 3: layers 1-3 and every 4th after layer 3 (7, 11, ...) run their indexer.
+  std::vector<int> running;
+  for (std::size_t i = 0; i < glm.layers.size(); ++i) {
+    if (std::get<DsaAttention>(*glm.layers[i].mixer).runs_indexer) running.push_back(static_cast<int>(i + 1));
+  }
+  EXPECT_EQ(std::vector<int>(running.begin(), running.begin() + 6), (std::vector<int>{1, 2, 3, 7, 11, 15}));
+  const auto& dsa = std::get<DsaAttention>(*glm.layers[0].mixer);
+  EXPECT_EQ(dsa.indexer.topk, 2048);
+  EXPECT_EQ(dsa.indexer.num_heads, 32);
+  const Model v32 = preset_model(find_preset("deepseek-v3.2").value()).value();
+  EXPECT_EQ(summarize(v32),
+            "DeepSeek-V3.2: 61 layers (3 dsa+mlp, 58 dsa+moe) + 1 MTP depth, hidden 7168, vocab 129280");
+}
+
+}  // namespace
+}  // namespace trainflops

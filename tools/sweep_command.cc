@@ -1,0 +1,38 @@
+// trainflops sweep: per-token GFLOPs over context lengths, beside dense
+// attention accounting.
+#include "command.h"
+#include "model_source.h"
+#include "trainflops/sweep.h"
+
+namespace trainflops::cli {
+namespace {
+
+struct SweepOptions {
+  ModelOptions model;
+  std::string seq_lengths = "4k,32k,128k,256k";
+  std::string mode = "megatron", format = "table";
+};
+
+Result<std::string> run_sweep(const SweepOptions& o) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths, parse_seq_lengths(o.seq_lengths));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<SweepPoint> points, sweep(source.model, lengths, mode));
+  return render_sweep(points, summarize(source.model), mode, format);
+}
+
+}  // namespace
+
+Runner add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* command =
+      app.add_subcommand("sweep", "Per-token FLOPs over context lengths, beside dense attention accounting");
+  add_model_options(*command, options->model);
+  command->add_option("--seq-lengths", options->seq_lengths, "Context lengths, e.g. 4k,32k,128k,256k (the default)");
+  command->add_option("--mode", options->mode, "megatron (default) or model");
+  command->add_option("--format", options->format, "table (default), json or csv");
+  return [options] { return print_result(run_sweep(*options)); };
+}
+
+}  // namespace trainflops::cli
