@@ -103,10 +103,15 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
   if (!record.contains("args")) return Error("args is missing: every record needs the model's Megatron-LM arguments");
   TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs args, megatron_args_from_json(record.at("args")));
   CountRequest request;
-  if (!record.contains("mode")) return Error("mode is missing: one of megatron, model");
+  if (!record.contains("mode")) return Error("mode is missing: one of megatron, model, executed");
   const json& mode = record.at("mode");
-  if (!mode.is_string()) return Error("mode = " + shown(mode) + ": must be one of megatron, model");
+  if (!mode.is_string()) return Error("mode = " + shown(mode) + ": must be one of megatron, model, executed");
   TRAINFLOPS_ASSIGN_OR_RETURN(request.mode, parse_mode(mode.get<std::string>()));
+  if (record.contains("recompute")) {
+    const json& recompute = record.at("recompute");
+    if (!recompute.is_string()) return Error("recompute = " + shown(recompute) + ": must be one of none, selective, full");
+    TRAINFLOPS_ASSIGN_OR_RETURN(request.recompute, parse_recompute(recompute.get<std::string>()));
+  }
   TRAINFLOPS_ASSIGN_OR_RETURN(request.model, model_from_megatron_args(args.args));
   TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, args.args));
   return request;
@@ -118,7 +123,8 @@ std::string batch_result_line(std::string_view record_json) {
   };
   const Result<CountRequest> request = parse_count_request(record_json);
   if (!request.ok()) return fail(request.error());
-  const Result<FlopsCounter> counter = FlopsCounter::create(request.value().model, request.value().mode);
+  const Result<FlopsCounter> counter =
+      FlopsCounter::create(request.value().model, request.value().mode, request.value().recompute);
   if (!counter.ok()) return fail(counter.error());
   const Result<Flops> flops = counter.value().total(request.value().workload);
   if (!flops.ok()) return fail(flops.error());

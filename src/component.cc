@@ -14,6 +14,7 @@ std::string_view component_name(Component component) {
     case Component::kMlp: return "mlp";
     case Component::kMoeRouted: return "moe_routed";
     case Component::kMoeShared: return "moe_shared";
+    case Component::kMoeRouter: return "moe_router";
     case Component::kMamba: return "mamba";
     case Component::kGatedDeltaNet: return "gated_delta_net";
     case Component::kGatedDeltaProduct: return "gated_delta_product";

@@ -8,8 +8,34 @@ namespace trainflops {
 namespace {
 
 Convention convention_for(Mode mode, MegatronPath path) {
-  if (mode == Mode::kModel) return Convention::kModel;
+  switch (mode) {
+    case Mode::kModel: return Convention::kModel;
+    case Mode::kExecuted: return Convention::kExecuted;
+    case Mode::kMegatron: break;
+  }
   return path == MegatronPath::kHybrid ? Convention::kMegatronHybrid : Convention::kMegatronStandard;
+}
+
+// Recomputation adds one forward to the terms it re-executes.
+void add_recomputed_forwards(Terms& terms, Recompute recompute) {
+  for (Term& term : terms) {
+    const bool core = term.component == Component::kCoreAttention || term.component == Component::kDsaCoreAttention;
+    if (term.forward && (recompute == Recompute::kFull || (recompute == Recompute::kSelective && core))) {
+      term.executions += kForwardOnly;
+    }
+  }
+}
+
+// Executed mode counts the router GEMM, whose width is the number of experts.
+Status check_router_widths(const std::string& path, const std::vector<Layer>& layers) {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto* moe = layers[i].channel_mixer ? std::get_if<Moe>(&*layers[i].channel_mixer) : nullptr;
+    if (moe && !moe->num_experts) {
+      return Error(path + "[" + std::to_string(i) +
+                   "].channel_mixer.num_experts is missing: executed mode counts the router GEMM (h x num_experts)");
+    }
+  }
+  return Ok{};
 }
 
 Error overflow_error(const std::string& what) {
@@ -20,7 +46,7 @@ Terms layer_terms(const Layer& layer, std::int64_t hidden_size, Convention conve
   Terms terms;
   if (layer.mixer) terms = mixer_terms(*layer.mixer, hidden_size, convention);
   if (layer.channel_mixer) {
-    Terms channel = channel_mixer_terms(*layer.channel_mixer, hidden_size);
+    Terms channel = channel_mixer_terms(*layer.channel_mixer, hidden_size, convention);
     terms.insert(terms.end(), channel.begin(), channel.end());
   }
   return terms;
@@ -116,12 +142,36 @@ class ComponentSums {
 
 }  // namespace
 
-std::string_view mode_name(Mode mode) { return mode == Mode::kModel ? "model" : "megatron"; }
+std::string_view mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kMegatron: return "megatron";
+    case Mode::kModel: return "model";
+    case Mode::kExecuted: return "executed";
+  }
+  return "unknown";
+}
 
 Result<Mode> parse_mode(std::string_view text) {
-  if (text == "megatron") return Mode::kMegatron;
-  if (text == "model") return Mode::kModel;
-  return Error("mode = \"" + std::string(text) + "\": must be one of megatron, model");
+  for (Mode mode : {Mode::kMegatron, Mode::kModel, Mode::kExecuted}) {
+    if (text == mode_name(mode)) return mode;
+  }
+  return Error("mode = \"" + std::string(text) + "\": must be one of megatron, model, executed");
+}
+
+std::string_view recompute_name(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "unknown";
+}
+
+Result<Recompute> parse_recompute(std::string_view text) {
+  for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (text == recompute_name(recompute)) return recompute;
+  }
+  return Error("recompute = \"" + std::string(text) + "\": must be one of none, selective, full");
 }
 
 struct FlopsCounter::StatisticValues {
@@ -130,8 +180,8 @@ struct FlopsCounter::StatisticValues {
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, std::string model_summary, std::vector<Row> rows)
-    : mode_(mode), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
+FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows)
+    : mode_(mode), recompute_(recompute), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
   std::map<Statistic, std::pair<Int128, double>> coefficients;
   for (const Row& row : rows_) {
     for (const Term& term : row.terms) {
@@ -147,23 +197,34 @@ FlopsCounter::FlopsCounter(Mode mode, std::string model_summary, std::vector<Row
   }
 }
 
-Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode) {
+Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompute recompute) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  if (recompute != Recompute::kNone && mode != Mode::kExecuted) {
+    return Error("recompute = \"" + std::string(recompute_name(recompute)) +
+                 "\": applies to executed mode only (model FLOPs, MFU's numerator, exclude re-executed work)");
+  }
+  if (mode == Mode::kExecuted) {
+    TRAINFLOPS_RETURN_IF_ERROR(check_router_widths("layers", model.layers));
+    for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
+      TRAINFLOPS_RETURN_IF_ERROR(check_router_widths("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
+    }
+  }
   const Convention convention = convention_for(mode, model.megatron_path);
   const std::int64_t h = model.hidden_size;
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < model.layers.size(); ++i) {
-    const Layer& layer = model.layers[i];
-    rows.push_back({"decoder." + std::to_string(i + 1), layer_kind(layer), layer_terms(layer, h, convention)});
-  }
+  auto add_layer = [&](std::string name, const Layer& layer) {
+    Terms terms = layer_terms(layer, h, convention);
+    add_recomputed_forwards(terms, recompute);
+    rows.push_back({std::move(name), layer_kind(layer), std::move(terms)});
+  };
+  for (std::size_t i = 0; i < model.layers.size(); ++i) add_layer("decoder." + std::to_string(i + 1), model.layers[i]);
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     if (convention != Convention::kMegatronHybrid) {
-      rows.push_back({depth + ".projection", "projection", mtp_projection_terms(h)});
+      rows.push_back({depth + ".projection", "projection", mtp_projection_terms(h, convention)});
     }
     for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
-      const Layer& layer = model.mtp_depths[d][i];
-      rows.push_back({depth + "." + std::to_string(i + 1), layer_kind(layer), layer_terms(layer, h, convention)});
+      add_layer(depth + "." + std::to_string(i + 1), model.mtp_depths[d][i]);
     }
   }
   Row logits{"logits", "logits", {}};
@@ -172,7 +233,7 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode) {
     logits.terms.insert(logits.terms.end(), one_head.begin(), one_head.end());
   }
   rows.push_back(std::move(logits));
-  return FlopsCounter(mode, summarize(model), std::move(rows));
+  return FlopsCounter(mode, recompute, summarize(model), std::move(rows));
 }
 
 Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
@@ -234,6 +295,7 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   const bool exact = mode_ != Mode::kMegatron;
   Report report;
   report.mode = mode_;
+  report.recompute = recompute_;
   report.model = model_summary_;
   report.workload = describe(workload);
   report.total = total_flops;
@@ -268,9 +330,14 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   return report;
 }
 
-Result<Report> count(const Model& model, const Workload& workload, Mode mode) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode));
-  return counter.report(workload);
+Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
+  if (mode == Mode::kExecuted) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter model_counter, FlopsCounter::create(model, Mode::kModel));
+    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter.total(workload));
+  }
+  return report;
 }
 
 }  // namespace trainflops

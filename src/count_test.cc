@@ -219,6 +219,45 @@ TEST(CountTest, Errors) {
   }
 }
 
+// Executed mode: recomputation adds one forward of what it re-executes, and the
+// report carries the model-mode total (MFU's numerator) beside it.
+TEST(CountTest, ExecutedModeRecomputation) {
+  Model model = llama_like(2);
+  model.layers[1].channel_mixer = Moe{8, 2, 256, std::nullopt, std::nullopt, true};
+  const Workload workload = PackedDocuments{{40, 7}};
+  const Report none = count(model, workload, Mode::kExecuted).value();
+  const Report selective = count(model, workload, Mode::kExecuted, Recompute::kSelective).value();
+  const Report full = count(model, workload, Mode::kExecuted, Recompute::kFull).value();
+  const Report exact = count(model, workload, Mode::kModel).value();
+  ASSERT_TRUE(none.model_total.has_value());
+  EXPECT_EQ(none.model_total->exact, exact.total.exact);
+  // Every term here trains (3 executions), so a forward is a third of it.
+  const auto core = [](const Report& r) {
+    for (const auto& part : r.components) {
+      if (part.component == Component::kCoreAttention) return *part.flops.exact;
+    }
+    return Int128{0};
+  };
+  EXPECT_EQ(to_decimal(*selective.total.exact - *none.total.exact), to_decimal(core(none) / 3));
+  Int128 layers = 0;
+  for (const auto& layer : none.layers) layers += layer.name == "logits" ? 0 : *layer.flops.exact;
+  EXPECT_EQ(to_decimal(*full.total.exact - *none.total.exact), to_decimal(layers / 3));
+  // The router: h x 8 experts per token, trained, on the MoE layer only.
+  EXPECT_EQ(to_decimal(*none.total.exact - *exact.total.exact), to_decimal(Int128{6} * 512 * 8 * 47));
+}
+
+TEST(CountTest, ExecutedModeErrors) {
+  Model model = llama_like(1);
+  model.layers[0].channel_mixer = Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true};
+  EXPECT_EQ(count(model, Bshd{1, 8}, Mode::kExecuted).error().message(),
+            "layers[0].channel_mixer.num_experts is missing: executed mode counts the router GEMM (h x num_experts)");
+  EXPECT_EQ(count(llama_like(1), Bshd{1, 8}, Mode::kModel, Recompute::kFull).error().message(),
+            "recompute = \"full\": applies to executed mode only (model FLOPs, MFU's numerator, exclude re-executed "
+            "work)");
+  EXPECT_EQ(parse_recompute("partial").error().message(),
+            "recompute = \"partial\": must be one of none, selective, full");
+}
+
 // Lengths near the 64-bit limit either count exactly in 128 bits or fail.
 TEST(CountTest, HugeLengthsCountExactly) {
   Model tiny;

@@ -27,7 +27,7 @@ Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Conve
     const Int128 q = h;
     const Int128 gate = counts_gate ? q : 0;
     Term projections = trained_gemm(Component::kAttentionProjections, kTokens, h * (q + gate) + q * h);
-    if (convention == Convention::kModel) {
+    if (is_exact(convention)) {
       projections.forward_flops += kFlopsPerFma * h * 2 * (h * g / n);
     } else {
       projections.forward_flops = projections.forward_flops * n + kFlopsPerFma * h * 2 * h * g;
@@ -44,13 +44,14 @@ Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Conve
   };
 }
 
-Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size) {
+Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size, n = a.num_heads;
   const Int128 qk = a.qk_head_dim, rope = a.qk_pos_emb_head_dim, v = a.v_head_dim;
   const Int128 kv_lora = a.kv_lora_rank;
-  // The `+ 1` terms are the q and kv LoRA norms, as Megatron-LM counts them.
-  const Int128 query = a.q_lora_rank ? *a.q_lora_rank * (h + n * (qk + rope) + 1) : h * n * (qk + rope);
-  const Int128 key_value = kv_lora * (h + n * (qk + v) + 1) + h * rope;
+  // The q and kv LoRA norms, as Megatron-LM counts them; they are not products.
+  const Int128 norm = convention == Convention::kExecuted ? 0 : 1;
+  const Int128 query = a.q_lora_rank ? *a.q_lora_rank * (h + n * (qk + rope) + norm) : h * n * (qk + rope);
+  const Int128 key_value = kv_lora * (h + n * (qk + v) + norm) + h * rope;
   const Int128 output = n * v * h;
   return {
       trained_gemm(Component::kAttentionProjections, kTokens, query + key_value + output),
@@ -58,24 +59,34 @@ Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size) {
   };
 }
 
-Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size) {
-  Terms terms = mla_attention_terms(a.mla, hidden_size);
+Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size, Convention convention) {
+  Terms terms = mla_attention_terms(a.mla, hidden_size, convention);
   Term& core = terms[1];
   core.component = Component::kDsaCoreAttention;
+  if (convention == Convention::kExecuted) {
+    // Absorbed MLA: queries meet the cached latent (kv_lora_rank) and rotary
+    // key parts, and the values stay in the latent space; the absorption
+    // matrices cost per token what the key/value up-projection would.
+    const Int128 n = a.mla.num_heads, latent = a.mla.kv_lora_rank;
+    core.forward_flops = kFlopsPerFma * (n * (latent + a.mla.qk_pos_emb_head_dim) + n * latent);
+  }
   const DsaIndexer& indexer = a.indexer;
   core.per = indexer.pool_size > 1 ? pooled_attended_pairs(indexer.topk, indexer.pool_size, indexer.pool_tail)
                                    : topk_pairs(indexer.topk);
   if (a.runs_indexer) {
-    Terms indexer_terms = dsa_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank);
+    Terms indexer_terms = dsa_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank, convention);
     terms.insert(terms.end(), indexer_terms.begin(), indexer_terms.end());
   }
   return terms;
 }
 
-Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank) {
+Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
+                        Convention convention) {
   const Int128 h = hidden_size, nh = indexer.num_heads, hd = indexer.head_dim;
   const Int128 query_input = q_lora_rank ? *q_lora_rank : h;
   const Int128 projections = query_input * nh * hd + h * hd + h * nh;
+  // Per scored pair: the heads' dot products, and when executed, their weighted sum.
+  const Int128 per_pair = nh * hd + (convention == Convention::kExecuted ? nh : 0);
   const auto term = [](Component component, Statistic per, Int128 fmas, int executions) {
     return Term{component, per, kFlopsPerFma * fmas, 1, executions};
   };
@@ -84,13 +95,14 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
     return {
         term(Component::kIndexerProjections, kTokens, projections, kForwardOnly),
         term(Component::kKpoolGate, kTokens, h * hd, kForwardOnly),
-        term(Component::kIndexerScoring, complete_pool_pairs(p), nh * hd, kForwardOnly),
+        term(Component::kIndexerScoring, complete_pool_pairs(p), per_pair, kForwardOnly),
         term(Component::kKpoolPooling, pooled_keys(p), hd, kForwardOnly),
     };
   }
-  const Term scoring = term(Component::kIndexerScoring, kCausalPairs, nh * hd, kForwardOnly);
+  const Term scoring = term(Component::kIndexerScoring, kCausalPairs, per_pair, kForwardOnly);
   Term backward = scoring;
   backward.executions = kBackward;
+  backward.forward = false;
   switch (indexer.grad_mode) {
     case DsaIndexer::GradMode::kOff:
       return {term(Component::kIndexerProjections, kTokens, projections, kForwardOnly), scoring};
@@ -142,7 +154,7 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size) {
   return {trained_gemm(Component::kMlp, kTokens, gated_width_factor(mlp.gated) * hidden_size * mlp.ffn_hidden_size)};
 }
 
-Terms moe_terms(const Moe& moe, std::int64_t hidden_size) {
+Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size, width = gated_width_factor(moe.gated);
   const Int128 experts = width * moe.expert_ffn_hidden_size * moe.topk;
   const Int128 routed = moe.latent_size ? experts * *moe.latent_size + 2 * h * *moe.latent_size : experts * h;
@@ -150,12 +162,16 @@ Terms moe_terms(const Moe& moe, std::int64_t hidden_size) {
   if (moe.shared_expert_ffn_hidden_size) {
     terms.push_back(trained_gemm(Component::kMoeShared, kTokens, width * h * *moe.shared_expert_ffn_hidden_size));
   }
+  if (convention == Convention::kExecuted && moe.num_experts) {
+    terms.push_back(trained_gemm(Component::kMoeRouter, kTokens, h * *moe.num_experts));
+  }
   return terms;
 }
 
-Terms mtp_projection_terms(std::int64_t hidden_size) {
+Terms mtp_projection_terms(std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size;
-  return {trained_gemm(Component::kMtp, kTokens, 3 * h + 2 * h * h)};
+  const Int128 norms = convention == Convention::kExecuted ? 0 : 3 * h;  // not products
+  return {trained_gemm(Component::kMtp, kTokens, norms + 2 * h * h)};
 }
 
 Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size) {
@@ -167,8 +183,8 @@ Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention conve
     std::int64_t h;
     Convention convention;
     Terms operator()(const GqaAttention& a) const { return gqa_attention_terms(a, h, convention); }
-    Terms operator()(const MlaAttention& a) const { return mla_attention_terms(a, h); }
-    Terms operator()(const DsaAttention& a) const { return dsa_attention_terms(a, h); }
+    Terms operator()(const MlaAttention& a) const { return mla_attention_terms(a, h, convention); }
+    Terms operator()(const DsaAttention& a) const { return dsa_attention_terms(a, h, convention); }
     Terms operator()(const GatedDeltaNet& g) const { return gated_delta_net_terms(g, h); }
     Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h); }
     Terms operator()(const GatedDeltaProduct& g) const { return gated_delta_product_terms(g, h); }
@@ -176,13 +192,14 @@ Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention conve
   return std::visit(Visitor{hidden_size, convention}, mixer);
 }
 
-Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size) {
+Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size, Convention convention) {
   struct Visitor {
     std::int64_t h;
+    Convention convention;
     Terms operator()(const DenseMlp& m) const { return dense_mlp_terms(m, h); }
-    Terms operator()(const Moe& m) const { return moe_terms(m, h); }
+    Terms operator()(const Moe& m) const { return moe_terms(m, h, convention); }
   };
-  return std::visit(Visitor{hidden_size}, channel_mixer);
+  return std::visit(Visitor{hidden_size, convention}, channel_mixer);
 }
 
 }  // namespace trainflops

@@ -59,10 +59,10 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       // h=16, n=2, q LoRA 4, kv LoRA 3, qk 5, rope 2, v 6:
       // query 4(16 + 2*7 + 1) = 124; kv 3(16 + 2*11 + 1) + 16*2 = 149; out 2*6*16 = 192; 465 FMAs.
       // core 2*7 + 2*6 = 26 FMAs per pair.
-      {"mla", mla_attention_terms(mla, 16), {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
+      {"mla", mla_attention_terms(mla, 16, Convention::kModel), {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
       // Without q LoRA the query is 16*2*7 = 224: 565 FMAs.
       {"mla without q lora",
-       mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16),
+       mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16, Convention::kModel),
        {{kProj, kTokens, 1130, 1}, {kCore, kCausalPairs, 52, 1}}},
       // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
       // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
@@ -87,13 +87,23 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       {"swiglu mlp", dense_mlp_terms(DenseMlp{12, true}, 8), {{Component::kMlp, kTokens, 576, 1}}},
       // h=8, expert 6, top-2, gated: 3*6*2*8 = 288 FMAs; shared 5: 3*8*5 = 120.
       {"moe",
-       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8),
+       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kModel),
        {{Component::kMoeRouted, kTokens, 576, 1}, {Component::kMoeShared, kTokens, 240, 1}}},
       // latent 4: experts 3*6*2*4 = 144, in and out 2*8*4 = 64: 208 FMAs.
-      {"moe latent", moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8), {{Component::kMoeRouted, kTokens, 416, 1}}},
+      {"moe latent", moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention::kModel), {{Component::kMoeRouted, kTokens, 416, 1}}},
       // 3h + 2h^2 = 24 + 128 = 152 FMAs.
-      {"mtp projection", mtp_projection_terms(8), {{Component::kMtp, kTokens, 304, 1}}},
+      {"mtp projection", mtp_projection_terms(8, Convention::kModel), {{Component::kMtp, kTokens, 304, 1}}},
       {"logits", logits_terms(8, 100), {{Component::kLogits, kTokens, 1600, 1}}},
+      // Executed: the LoRA norms (4 + 3 per token) are not products: 465 - 7 = 458 FMAs.
+      {"mla executed", mla_attention_terms(mla, 16, Convention::kExecuted),
+       {{kProj, kTokens, 916, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // Executed: the router GEMM, h x 64 experts = 512 FMAs.
+      {"moe executed", moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kExecuted),
+       {{Component::kMoeRouted, kTokens, 576, 1},
+        {Component::kMoeShared, kTokens, 240, 1},
+        {Component::kMoeRouter, kTokens, 1024, 1}}},
+      // Executed: only the 2h^2 = 128 FMAs of the projection.
+      {"mtp projection executed", mtp_projection_terms(8, Convention::kExecuted), {{Component::kMtp, kTokens, 256, 1}}},
   };
   for (const LayerCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -104,6 +114,95 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       EXPECT_EQ(to_decimal(c.terms[i].forward_flops), to_decimal(c.expected[i].forward_flops));
       EXPECT_EQ(to_decimal(c.terms[i].divisor), to_decimal(c.expected[i].divisor));
       EXPECT_EQ(c.terms[i].executions, kTrainingExpansion);
+    }
+  }
+}
+
+// DSA layers, h=16, MLA as above (n=2, q LoRA 4, kv LoRA 3, qk 5, rope 2, v 6),
+// indexer 3 heads x 4, top-8.
+TEST(LayerFlopsTest, HandDerivedDsaTerms) {
+  const MlaAttention mla{2, 4, 3, 5, 2, 6};
+  struct Expected {
+    Component component;
+    Statistic per;
+    Int128 forward_flops;
+    int executions;
+    bool forward;
+  };
+  struct Case {
+    const char* name;
+    Terms terms;
+    std::vector<Expected> expected;
+  };
+  const auto indexer = [](DsaIndexer::GradMode mode, std::int64_t pool = 1) {
+    return DsaIndexer{3, 4, 8, mode, pool, true};
+  };
+  constexpr auto kDsaCore = Component::kDsaCoreAttention, kIdxProj = Component::kIndexerProjections,
+                 kScore = Component::kIndexerScoring;
+  // Indexer projections: q LoRA 4 x (3 x 4) + h x 4 + h x 3 = 48 + 64 + 48 = 160 FMAs per token;
+  // scoring 3 x 4 = 12 FMAs per pair.
+  const std::vector<Case> cases = {
+      {"off",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, topk_pairs(8), 52, 3, true},
+        {kIdxProj, kTokens, 320, 1, true},
+        {kScore, kCausalPairs, 24, 1, true}}},
+      {"detached",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, topk_pairs(8), 52, 3, true},
+        {kIdxProj, kTokens, 320, 2, true},
+        {kScore, kCausalPairs, 24, 1, true},
+        {kScore, kCausalPairs, 24, 2, false}}},
+      // The sparse backward covers the selected pairs only.
+      {"sparse",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, topk_pairs(8), 52, 3, true},
+        {kIdxProj, kTokens, 320, 2, true},
+        {kScore, kCausalPairs, 24, 1, true},
+        {kScore, topk_pairs(8), 24, 2, false}}},
+      {"full",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), true}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, topk_pairs(8), 52, 3, true},
+        {kIdxProj, kTokens, 320, 3, true},
+        {kScore, kCausalPairs, 24, 1, true},
+        {kScore, kCausalPairs, 24, 2, false}}},
+      // A layer that reuses another's top-k has no indexer.
+      {"shared",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true}, {kDsaCore, topk_pairs(8), 52, 3, true}}},
+      // KPool p=2: forward only; gate h x 4 = 64 FMAs per token; pooling 4 FMAs per pooled key.
+      {"kpool",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff, 2), true}, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, pooled_attended_pairs(8, 2, true), 52, 3, true},
+        {kIdxProj, kTokens, 320, 1, true},
+        {Component::kKpoolGate, kTokens, 128, 1, true},
+        {kScore, complete_pool_pairs(2), 24, 1, true},
+        {Component::kKpoolPooling, pooled_keys(2), 8, 1, true}}},
+      // Executed: absorbed core n(kv_lora + rope) + n kv_lora = 2 x 5 + 2 x 3 = 16 FMAs per pair;
+      // head weighting adds 3 FMAs per scored pair; no LoRA norms (458 FMAs of projections).
+      {"executed",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16, Convention::kExecuted),
+       {{kProj, kTokens, 916, 3, true},
+        {kDsaCore, topk_pairs(8), 32, 3, true},
+        {kIdxProj, kTokens, 320, 2, true},
+        {kScore, kCausalPairs, 30, 1, true},
+        {kScore, topk_pairs(8), 30, 2, false}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_EQ(c.terms.size(), c.expected.size());
+    for (std::size_t i = 0; i < c.terms.size(); ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(c.terms[i].component, c.expected[i].component);
+      EXPECT_EQ(c.terms[i].per, c.expected[i].per);
+      EXPECT_EQ(to_decimal(c.terms[i].forward_flops), to_decimal(c.expected[i].forward_flops));
+      EXPECT_EQ(c.terms[i].executions, c.expected[i].executions);
+      EXPECT_EQ(c.terms[i].forward, c.expected[i].forward);
     }
   }
 }

@@ -55,8 +55,18 @@ std::string render_table(const Report& report) {
   std::string out = "trainflops: " + std::string(mode_name(report.mode)) + " mode, one training iteration\n";
   out += "model      " + report.model + "\n";
   out += "workload   " + report.workload + "\n\n";
-  out += "total      " + format_flops(total) + " FLOPs  (" + with_unit(total) + ")\n";
-  if (report.total.exact) out += "exact      " + to_decimal(*report.total.exact) + "\n";
+  if (report.model_total) {
+    out += "recompute  " + std::string(recompute_name(report.recompute)) + "\n\n";
+    out += "executed   " + format_flops(total) + " FLOPs  (" + with_unit(total) + ", HFU's numerator)\n";
+    out += "exact      " + to_decimal(*report.total.exact) + "\n";
+    const double model = report.model_total->value;
+    out += "model      " + format_flops(model) + " FLOPs  (" + with_unit(model) + ", MFU's numerator; executed / model = " +
+           printf_string("%.4f", total / model) + ")\n";
+    out += "exact      " + to_decimal(*report.model_total->exact) + "\n";
+  } else {
+    out += "total      " + format_flops(total) + " FLOPs  (" + with_unit(total) + ")\n";
+    if (report.total.exact) out += "exact      " + to_decimal(*report.total.exact) + "\n";
+  }
   out += "per token  " + format_flops(report.per_token) + " FLOPs\n\n";
 
   out += pad_right("component", 26) + pad_left("FLOPs", 12) + pad_left("share", 8) + "\n";
@@ -114,6 +124,10 @@ std::string render_json(const Report& report) {
   out["workload"] = {{"description", report.workload}, {"tokens", to_decimal(report.tokens)}};
   out["total"] = {{"flops", total}};
   if (report.total.exact) out["total"]["exact"] = to_decimal(*report.total.exact);
+  if (report.model_total) {
+    out["recompute"] = recompute_name(report.recompute);
+    out["model_total"] = {{"flops", report.model_total->value}, {"exact", to_decimal(*report.model_total->exact)}};
+  }
   out["per_token"] = {{"flops", report.per_token}};
   out["breakdown"] = breakdown_json(report.components, total);
   out["layers"] = ordered_json::array();
@@ -140,6 +154,7 @@ std::string render_csv(const Report& report) {
   std::string out = "section,name,kind,component,flops,exact,share\n";
   out += csv_row("total", "", "", "total", report.total, total);
   out += csv_row("per_token", "", "", "total", Flops{report.per_token, std::nullopt}, 0);
+  if (report.model_total) out += csv_row("model_total", "", "", "total", *report.model_total, total);
   for (const ComponentFlops& part : report.components) {
     out += csv_row("component", "", "", component_name(part.component), part.flops, total);
   }

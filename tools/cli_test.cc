@@ -146,7 +146,7 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 0",
        "trainflops: num_layers = 0: must be a positive integer\n"},
       {"count --megatron --mode exact -- " + tiny + " --global-batch-size 1",
-       "trainflops: mode = \"exact\": must be one of megatron, model\n"},
+       "trainflops: mode = \"exact\": must be one of megatron, model, executed\n"},
       {"count --megatron --docs 5,x -- " + tiny,
        "trainflops: --docs: \"x\" is not a document length (a non-negative integer)\n"},
       {"count --megatron --mode model --total-real-tokens 10 --seqlen-squared-sum 50 -- " + tiny,

@@ -1,6 +1,7 @@
 // `trainflops batch`: one JSON record in, one JSON result out. A record is a
 // reference vector without its answer (../shared/reference/README.md):
-//   {"args": {...Megatron-LM arguments...}, "mode": "megatron" | "model",
+//   {"args": {...Megatron-LM arguments...}, "mode": "megatron" | "model" | "executed",
+//    optionally "recompute": "none" | "selective" | "full" (executed mode),
 //    and one workload: "batch_size" (BSHD of args.seq_length tokens), "docs"
 //    (packed lengths) or "total_real_tokens" + "seqlen_squared_sum"}
 #ifndef TRAINFLOPS_BATCH_H_
@@ -21,6 +22,7 @@ struct CountRequest {
   Model model;
   Workload workload;
   Mode mode = Mode::kMegatron;
+  Recompute recompute = Recompute::kNone;  // "recompute": executed mode only
 };
 
 // Parses one record. With both documents and aggregates (as in the reference

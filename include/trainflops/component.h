@@ -3,6 +3,7 @@
 #define TRAINFLOPS_COMPONENT_H_
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace trainflops {
@@ -18,6 +19,7 @@ enum class Component {
   kMlp,                   // dense MLP layers
   kMoeRouted,             // routed experts, with their latent projections
   kMoeShared,             // the shared expert
+  kMoeRouter,             // executed mode only: the router GEMM, h x num_experts per token
   kMamba,                 // Mamba-2 projections, convolution and scan
   kGatedDeltaNet,         // gated delta net projections, convolution and delta rule
   kGatedDeltaProduct,     // gated delta product layers
@@ -36,12 +38,21 @@ inline constexpr std::array kAllComponents = {
     Component::kMlp,
     Component::kMoeRouted,
     Component::kMoeShared,
+    Component::kMoeRouter,
     Component::kMamba,
     Component::kGatedDeltaNet,
     Component::kGatedDeltaProduct,
     Component::kMtp,
     Component::kLogits,
 };
+
+// Every component once, in declaration order: reports index arrays by it.
+static_assert([] {
+  for (std::size_t i = 0; i < kAllComponents.size(); ++i) {
+    if (static_cast<std::size_t>(kAllComponents[i]) != i) return false;
+  }
+  return static_cast<std::size_t>(Component::kLogits) + 1 == kAllComponents.size();
+}());
 
 // Stable snake_case names, used as keys in JSON and CSV output.
 std::string_view component_name(Component component);

@@ -21,11 +21,24 @@ namespace trainflops {
 enum class Mode {
   kMegatron,  // Megatron-LM's num_floating_point_operations: documents reduced to T and S2
   kModel,     // the same definitions counted exactly per document, in integers
+  kExecuted,  // what the kernels execute, exactly (README, "Executed mode")
 };
 
-// "megatron" or "model"; parse_mode() names the accepted values in its error.
+// "megatron", "model", "executed"; parse_mode() names them in its error.
 std::string_view mode_name(Mode mode);
 Result<Mode> parse_mode(std::string_view text);
+
+// Forwards re-executed in the backward pass (activation recomputation):
+// counted in executed mode only, since model FLOPs (MFU's numerator) exclude them.
+enum class Recompute {
+  kNone,
+  kSelective,  // core attention (dense and DSA) runs its forward again
+  kFull,       // every decoder and MTP layer runs its forward again
+};
+
+// "none", "selective", "full".
+std::string_view recompute_name(Recompute recompute);
+Result<Recompute> parse_recompute(std::string_view text);
 
 // A FLOPs figure: `value` always; `exact` in the exact modes.
 struct Flops {
@@ -54,6 +67,7 @@ struct LayerFlops {
 // rounding (relative 1e-15).
 struct Report {
   Mode mode = Mode::kMegatron;
+  Recompute recompute = Recompute::kNone;
   std::string model;     // summarize(model)
   std::string workload;  // describe(workload)
   Flops total;
@@ -61,6 +75,9 @@ struct Report {
   double per_token = 0;                    // total / T
   std::vector<ComponentFlops> components;  // non-zero ones, in Component order
   std::vector<LayerFlops> layers;
+  // Executed mode: the model-mode total beside the executed one, the
+  // numerators of MFU and HFU.
+  std::optional<Flops> model_total;
 };
 
 // A model prepared for counting in one mode: its terms are built once, so that
@@ -68,8 +85,9 @@ struct Report {
 // distinct statistic.
 class FlopsCounter {
  public:
-  // Validates the model.
-  static Result<FlopsCounter> create(const Model& model, Mode mode);
+  // Validates the model. Executed mode needs num_experts on every MoE layer
+  // (it counts the router); recompute other than kNone needs executed mode.
+  static Result<FlopsCounter> create(const Model& model, Mode mode, Recompute recompute = Recompute::kNone);
 
   // Total FLOPs of one iteration. Errors: an invalid workload; aggregates in
   // an exact mode; a count that does not fit in 128 bits.
@@ -95,7 +113,7 @@ class FlopsCounter {
     Terms terms;
   };
 
-  FlopsCounter(Mode mode, std::string model_summary, std::vector<Row> rows);
+  FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows);
 
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
@@ -103,6 +121,7 @@ class FlopsCounter {
   Result<Flops> total_of(const StatisticValues& values) const;
 
   Mode mode_;
+  Recompute recompute_;
   std::string model_summary_;
   std::vector<Row> rows_;
   std::vector<Statistic> statistics_;       // distinct, sorted
@@ -110,8 +129,9 @@ class FlopsCounter {
   std::vector<double> megatron_coefficients_;
 };
 
-// One-shot convenience: FlopsCounter::create(model, mode).report(workload).
-Result<Report> count(const Model& model, const Workload& workload, Mode mode);
+// One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
+// with Report::model_total filled in executed mode.
+Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
 
 }  // namespace trainflops
 

@@ -2,7 +2,8 @@
 // plain numbers, without a whole model: its forward FLOPs, and those of one
 // lightning-indexer execution, over a batch of causal documents, exactly.
 //
-// Both count FORWARD FLOPs (2 per multiply-add) of one layer for the whole
+// Both count FORWARD FLOPs (2 per multiply-add), as model mode defines them
+// (not executed mode: no absorbed MLA, no head weighting), of one layer for the whole
 // batch; a training iteration multiplies them by the executions of
 // layer_flops.h (3 for the attention, by grad mode for the indexer).
 #ifndef TRAINFLOPS_DSA_H_

@@ -36,7 +36,16 @@ enum class Convention {
   kMegatronHybrid,    // its hybrid path: no attention output gate, no MTP projection,
                       // a key/value width of h*g/n without kv_channels
   kModel,             // the exact definitions; widths are integers
+  kExecuted,          // what the kernels execute: kModel without the norm terms
+                      // that are not products, with the MoE router GEMM, DSA's
+                      // core attention in absorbed-MLA form and the indexer's
+                      // head weighting (README, "Executed mode")
 };
+
+// The conventions counted in integers, per document.
+inline bool is_exact(Convention convention) {
+  return convention == Convention::kModel || convention == Convention::kExecuted;
+}
 
 struct Term {
   Component component = Component::kAttentionProjections;
@@ -44,16 +53,17 @@ struct Term {
   Int128 forward_flops = 0;  // one forward execution, per unit of `per`
   Int128 divisor = 1;        // > 1 only for Megatron's fractional key/value widths
   int executions = 0;        // per training iteration
+  bool forward = true;       // one of the executions is the forward (false: backward only)
 };
 
 using Terms = std::vector<Term>;
 
 // Mixers. `hidden_size` is the model's h.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
-Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size);
+Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
 // MLA projections, core attention over the selected pairs (SPEC §7.1, §8),
 // and, when the layer runs it, one indexer execution (dsa_indexer_terms).
-Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_size);
+Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention);
 // One execution of the lightning indexer (SPEC §7.3, §8). Its projections per
 // token: q_lora_rank (or h without q LoRA) * nh * hd for the queries, h * hd for
 // the key, h * nh for the head weights, and with KPool h * hd for the gate.
@@ -61,24 +71,29 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair with KPool, whose pooling costs hd per key of a complete pool.
 // Executions by grad mode (projections, scoring): off (1, 1), detached (2, 3),
 // sparse (2, 1 forward over every causal pair + 2 backward over the top-k
-// pairs), full (3, 3). KPool runs forward only.
-Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank);
+// pairs), full (3, 3). KPool runs forward only. In executed mode each scored
+// pair also costs the nh multiply-adds of weighting the heads' scores.
+Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
+                        Convention convention);
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
 
 // Channel mixers.
 Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size);
-Terms moe_terms(const Moe& moe, std::int64_t hidden_size);
+// Executed mode adds the router GEMM (h x num_experts per token; num_experts
+// must then be set).
+Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
 // Model-level terms: one MTP depth's 2h -> h projection and norms (3h + 2h^2
-// FMAs per token, as Megatron-LM counts them); the logits of one output head.
-Terms mtp_projection_terms(std::int64_t hidden_size);
+// FMAs per token, as Megatron-LM counts them; executed mode counts only the
+// 2h^2 of the product); the logits of one output head.
+Terms mtp_projection_terms(std::int64_t hidden_size, Convention convention);
 Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size);
 
 // Dispatches on the variant.
 Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention);
-Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size);
+Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size, Convention convention);
 
 }  // namespace trainflops
 
