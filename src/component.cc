@@ -11,6 +11,7 @@ std::string_view component_name(Component component) {
     case Component::kIndexerScoring: return "indexer_scoring";
     case Component::kKpoolGate: return "kpool_gate";
     case Component::kKpoolPooling: return "kpool_pooling";
+    case Component::kKvCompressor: return "kv_compressor";
     case Component::kMlp: return "mlp";
     case Component::kMoeRouted: return "moe_routed";
     case Component::kMoeShared: return "moe_shared";

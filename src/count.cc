@@ -233,7 +233,9 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
     logits.terms.insert(logits.terms.end(), one_head.begin(), one_head.end());
   }
   rows.push_back(std::move(logits));
-  return FlopsCounter(mode, recompute, summarize(model), std::move(rows));
+  FlopsCounter counter(mode, recompute, summarize(model), std::move(rows));
+  counter.megatron_seq_length_ = model.megatron_seq_length;
+  return counter;
 }
 
 Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
@@ -242,8 +244,16 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   values.tokens = total_tokens(workload);
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
+    const auto* bshd = std::get_if<Bshd>(&workload);
+    const MegatronAggregates megatron{to_double(aggregates[0]), to_double(aggregates[1]),
+                                      bshd ? std::optional(bshd->seq_length) : megatron_seq_length_};
     for (const Statistic& statistic : statistics_) {
-      values.estimate.push_back(megatron_estimate(statistic, to_double(aggregates[0]), to_double(aggregates[1])));
+      const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+      if (!estimate) {
+        return Error("seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+                     "the model's seq_length (args) or a BSHD batch");
+      }
+      values.estimate.push_back(*estimate);
     }
     return values;
   }

@@ -5,7 +5,7 @@
 namespace trainflops {
 namespace {
 
-constexpr std::string_view kLayerSymbols = "MG*+D-E";
+constexpr std::string_view kLayerSymbols = "MG*+DWCH-E";
 
 Error pattern_error(std::string_view pattern, const std::string& rule) {
   return Error("hybrid_layer_pattern = \"" + std::string(pattern) + "\": " + rule);
@@ -37,7 +37,7 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
       current->push_back(static_cast<LayerSymbol>(c));
     } else {
       return pattern_error(
-          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + D - E, with | [ ] /)");
+          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + D W C H - E, with | [ ] /)");
     }
   }
   if (bracket_depth != 0) return pattern_error(pattern, "a '[' is never closed");

@@ -16,6 +16,14 @@ Term trained_flops(Component component, Statistic per, Int128 flops) {
 
 Int128 gated_width_factor(bool gated) { return gated ? 3 : 2; }
 
+// Megatron-LM charges windowed and chunked attention as full causal attention.
+Statistic attended_pairs(const GqaAttention& a, Convention convention) {
+  if (!is_exact(convention)) return kCausalPairs;
+  if (a.window) return window_pairs(*a.window);
+  if (a.chunk) return chunked_pairs(*a.chunk);
+  return kCausalPairs;
+}
+
 }  // namespace
 
 Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Convention convention) {
@@ -33,14 +41,14 @@ Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Conve
       projections.forward_flops = projections.forward_flops * n + kFlopsPerFma * h * 2 * h * g;
       projections.divisor = n;
     }
-    return {projections, trained_gemm(Component::kCoreAttention, kCausalPairs, 2 * q)};
+    return {projections, trained_gemm(Component::kCoreAttention, attended_pairs(a, convention), 2 * q)};
   }
   const Int128 q = *a.head_dim * n, kv = *a.head_dim * g;
   const Int128 gate = counts_gate ? q : 0;
   return {
       trained_gemm(Component::kAttentionProjections, kTokens, h * (q + 2 * kv + gate) + q * h),
       // QK^T and the product with V, q multiply-adds each per (query, key) pair.
-      trained_gemm(Component::kCoreAttention, kCausalPairs, 2 * q),
+      trained_gemm(Component::kCoreAttention, attended_pairs(a, convention), 2 * q),
   };
 }
 
@@ -117,6 +125,31 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
   return {};
 }
 
+Terms compressed_sparse_attention_terms(const CompressedSparseAttention& a, std::int64_t hidden_size,
+                                        Convention convention) {
+  using Kind = CompressedSparseAttention::Kind;
+  const Int128 h = hidden_size, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank;
+  const Int128 norm = convention == Convention::kExecuted ? 0 : 1;  // the q and kv norms are not products
+  const Int128 projections = q_lora * (h + n * dv + norm) + (h * dv + norm * dv) +
+                             (n * dv * a.o_lora_rank + Int128{a.o_groups} * a.o_lora_rank * h);
+  const Int128 per_key = 2 * n * dv;  // scores and values through single-latent heads of width dv
+  Terms terms = {
+      trained_gemm(Component::kAttentionProjections, kTokens, projections),
+      trained_gemm(Component::kCoreAttention, window_pairs(a.window), per_key),
+  };
+  if (a.kind == Kind::kCsa) {
+    const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
+    terms.push_back(trained_gemm(Component::kDsaCoreAttention, selected_compressed(a.topk, 4), per_key));
+    terms.push_back(trained_gemm(Component::kKvCompressor, kTokens, 4 * h * dv));
+    terms.push_back(trained_gemm(Component::kIndexerProjections, kTokens, 4 * h * hd + q_lora * nh * hd + h * nh));
+    terms.push_back(trained_gemm(Component::kIndexerScoring, compressed_entries(4), 2 * nh * hd));
+  } else if (a.kind == Kind::kHca) {
+    terms.push_back(trained_gemm(Component::kCoreAttention, compressed_entries(128), per_key));
+    terms.push_back(trained_gemm(Component::kKvCompressor, kTokens, 2 * h * dv));
+  }
+  return terms;
+}
+
 Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
   const Int128 h = hidden_size;
   const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
@@ -185,6 +218,9 @@ Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention conve
     Terms operator()(const GqaAttention& a) const { return gqa_attention_terms(a, h, convention); }
     Terms operator()(const MlaAttention& a) const { return mla_attention_terms(a, h, convention); }
     Terms operator()(const DsaAttention& a) const { return dsa_attention_terms(a, h, convention); }
+    Terms operator()(const CompressedSparseAttention& a) const {
+      return compressed_sparse_attention_terms(a, h, convention);
+    }
     Terms operator()(const GatedDeltaNet& g) const { return gated_delta_net_terms(g, h); }
     Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h); }
     Terms operator()(const GatedDeltaProduct& g) const { return gated_delta_product_terms(g, h); }

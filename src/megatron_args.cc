@@ -59,6 +59,17 @@ Status read(std::string_view key, const json& value, std::optional<LayerFrequenc
   return Ok{};
 }
 
+Status read(std::string_view key, const json& value, std::optional<std::vector<std::int64_t>>& out) {
+  if (!value.is_array()) return type_error(key, value, "must be a list of integers or null");
+  std::vector<std::int64_t> numbers;
+  for (const json& entry : value) {
+    if (!entry.is_number_integer()) return type_error(key, value, "must be a list of integers or null");
+    numbers.push_back(entry.get<std::int64_t>());
+  }
+  out = std::move(numbers);
+  return Ok{};
+}
+
 Status read(std::string_view key, const json& value, std::optional<std::vector<std::string>>& out) {
   if (value.is_string()) {
     out = std::vector<std::string>{value.get<std::string>()};
@@ -234,6 +245,37 @@ Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_num
   return dsa;
 }
 
+// DeepSeek-V4 attention of one kind (SPEC §10).
+Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs& a,
+                                                              CompressedSparseAttention::Kind kind) {
+  const std::string when = "for DeepSeek-V4 attention layers";
+  CompressedSparseAttention csa;
+  csa.kind = kind;
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.head_dim, required("v_head_dim", a.v_head_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.q_lora_rank, required("q_lora_rank", a.q_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.o_groups, required("o_groups", a.o_groups, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.o_lora_rank, required("o_lora_rank", a.o_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.window, required("csa_window_size", a.csa_window_size, when));
+  if (kind == CompressedSparseAttention::Kind::kCsa) {
+    const std::string csa_when = "for CSA layers (compression ratio 4)";
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, csa_when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_head_dim,
+                                required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, csa_when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, csa_when));
+  }
+  return csa;
+}
+
+Result<CompressedSparseAttention::Kind> compression_kind(std::size_t layer, std::int64_t ratio) {
+  for (auto kind : {CompressedSparseAttention::Kind::kWindow, CompressedSparseAttention::Kind::kCsa,
+                    CompressedSparseAttention::Kind::kHca}) {
+    if (ratio == compression_ratio(kind)) return kind;
+  }
+  return Error("csa_compress_ratios[" + std::to_string(layer) + "] = " + std::to_string(ratio) +
+               ": must be 0 (window only), 4 (CSA) or 128 (HCA)");
+}
+
 Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
   DenseMlp mlp;
   TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size,
@@ -328,6 +370,15 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
       TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
       break;
     }
+    case LayerSymbol::kWindow:
+    case LayerSymbol::kCsa:
+    case LayerSymbol::kHca: {
+      const auto kind = symbol == LayerSymbol::kWindow ? CompressedSparseAttention::Kind::kWindow
+                        : symbol == LayerSymbol::kCsa  ? CompressedSparseAttention::Kind::kCsa
+                                                       : CompressedSparseAttention::Kind::kHca;
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, compressed_sparse_attention(a, kind));
+      break;
+    }
     case LayerSymbol::kMamba: {
       TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mamba_mixer(a, hidden_size));
       break;
@@ -404,9 +455,23 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   const std::string variant = a.experimental_attention_variant.value_or("");
   const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net";
   const bool sparse = variant == "dsa";
-  if (!variant.empty() && !linear && !sparse) {
+  const bool compressed = variant == "dsv4_hybrid";
+  if (!variant.empty() && !linear && !sparse && !compressed) {
     return Error("experimental_attention_variant = \"" + variant +
-                 "\": must be one of dsa, gdn, gdn2, gated_delta_net, or null");
+                 "\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or null");
+  }
+  std::vector<CompressedSparseAttention::Kind> compression(layers + depths);
+  if (compressed) {
+    if (!a.csa_compress_ratios) {
+      return missing("csa_compress_ratios", "when experimental_attention_variant is \"dsv4_hybrid\"");
+    }
+    if (a.csa_compress_ratios->size() != layers + depths) {
+      return Error("csa_compress_ratios: the list has " + std::to_string(a.csa_compress_ratios->size()) +
+                   " entries; it must have num_layers + mtp_num_layers = " + std::to_string(layers + depths));
+    }
+    for (std::size_t i = 0; i < compression.size(); ++i) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(compression[i], compression_kind(i, (*a.csa_compress_ratios)[i]));
+    }
   }
   if (sparse && !flag(a.multi_latent_attention)) {
     return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
@@ -432,6 +497,9 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
         TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
       }
       layer.mixer = linear_attention;
+    } else if (compressed) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(CompressedSparseAttention csa, compressed_sparse_attention(a, compression[i]));
+      layer.mixer = std::move(csa);
     } else if (sparse) {
       // Decoder layers are numbered 1..num_layers; each MTP depth restarts at 1.
       const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : 1);
@@ -502,6 +570,7 @@ Result<Model> model_from_megatron_args(const MegatronArgs& a) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
+  model.megatron_seq_length = a.seq_length;
   Result<Model> built =
       a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
   if (!built.ok()) return built;

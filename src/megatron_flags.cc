@@ -359,6 +359,26 @@ Status read(const FlagUse& use, Tokens& tokens, std::optional<LayerFrequency>& o
   return Ok{};
 }
 
+// A list of integers: a list expression ("[0,4]*2+[128]", as the layer
+// frequencies take), or the words up to the next flag (nargs='+').
+Status read(const FlagUse& use, Tokens& tokens, std::optional<std::vector<int64_t>>& out) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string_view first, single_value(use, tokens));
+  if (first.find('[') != std::string_view::npos) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(out, PatternEvaluator(use.name, first).evaluate());
+    return Ok{};
+  }
+  std::vector<int64_t> numbers;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const int64_t number, parse_integer(use.name, first, "must be a list of integers"));
+  numbers.push_back(number);
+  while (!use.inline_value && tokens.at_value()) {
+    const std::string& word = tokens.take();
+    TRAINFLOPS_ASSIGN_OR_RETURN(const int64_t next, parse_integer(use.name, word, "must be a list of integers"));
+    numbers.push_back(next);
+  }
+  out = std::move(numbers);
+  return Ok{};
+}
+
 // nargs='*': the words up to the next flag; "--spec=x" is the one word x, as
 // argparse reads it.
 Status read(const FlagUse& use, Tokens& tokens, std::optional<std::vector<std::string>>& out) {

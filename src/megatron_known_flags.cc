@@ -580,6 +580,8 @@ constexpr auto kKnownFlags = std::to_array<std::string_view>({
     "--num-residual-streams",
     "--num-virtual-stages-per-pipeline-rank",
     "--num-workers",
+    "--o-groups",
+    "--o-lora-rank",
     "--object-storage-cache-path",
     "--offload-modules",
     "--one-logger-async",

@@ -51,7 +51,23 @@ Status check(const Checker& c, const GqaAttention& a) {
   if (a.num_heads % a.num_query_groups != 0) {
     return c.error("num_query_groups", a.num_query_groups, "must divide num_heads = " + std::to_string(a.num_heads));
   }
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("window", a.window));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("chunk", a.chunk));
+  if (a.window && a.chunk) return c.error("chunk", *a.chunk, "cannot be combined with window = " + std::to_string(*a.window));
   return Ok{};
+}
+
+Status check(const Checker& c, const CompressedSparseAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", a.head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("q_lora_rank", a.q_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("o_groups", a.o_groups));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("o_lora_rank", a.o_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("window", a.window));
+  if (a.kind != CompressedSparseAttention::Kind::kCsa) return Ok{};
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_num_heads", a.indexer_num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_head_dim", a.indexer_head_dim));
+  return c.positive("topk", a.topk);
 }
 
 Status check(const Checker& c, const MlaAttention& a) {
@@ -138,6 +154,15 @@ Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
 
 }  // namespace
 
+std::int64_t compression_ratio(CompressedSparseAttention::Kind kind) {
+  switch (kind) {
+    case CompressedSparseAttention::Kind::kWindow: return 0;
+    case CompressedSparseAttention::Kind::kCsa: return 4;
+    case CompressedSparseAttention::Kind::kHca: return 128;
+  }
+  return 0;
+}
+
 std::string_view grad_mode_name(DsaIndexer::GradMode mode) {
   switch (mode) {
     case DsaIndexer::GradMode::kOff: return "off";
@@ -169,7 +194,15 @@ Status validate(const Model& model) {
 
 std::string mixer_kind(const Mixer& mixer) {
   struct Namer {
-    std::string operator()(const GqaAttention&) const { return "gqa"; }
+    std::string operator()(const GqaAttention& a) const { return a.window ? "swa" : a.chunk ? "chunked" : "gqa"; }
+    std::string operator()(const CompressedSparseAttention& a) const {
+      switch (a.kind) {
+        case CompressedSparseAttention::Kind::kWindow: return "window";
+        case CompressedSparseAttention::Kind::kCsa: return "csa";
+        case CompressedSparseAttention::Kind::kHca: return "hca";
+      }
+      return "unknown";
+    }
     std::string operator()(const MlaAttention&) const { return "mla"; }
     std::string operator()(const DsaAttention& a) const { return a.runs_indexer ? "dsa" : "dsa-shared"; }
     std::string operator()(const GatedDeltaNet& g) const {

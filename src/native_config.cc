@@ -109,6 +109,8 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_query_groups, r.integer("num_query_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.optional_integer("window"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.chunk, r.optional_integer("chunk"));
     return Mixer{a};
   }
   if (type == "mla") {
@@ -135,6 +137,24 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
     TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
     a.runs_indexer = !reuses;
+    return Mixer{a};
+  }
+  if (type == "window" || type == "csa" || type == "hca") {
+    CompressedSparseAttention a;
+    a.kind = type == "csa"   ? CompressedSparseAttention::Kind::kCsa
+             : type == "hca" ? CompressedSparseAttention::Kind::kHca
+                             : CompressedSparseAttention::Kind::kWindow;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.integer("q_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_groups, r.integer("o_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_lora_rank, r.integer("o_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.integer("window"));
+    if (a.kind == CompressedSparseAttention::Kind::kCsa) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.topk, r.integer("topk"));
+    }
     return Mixer{a};
   }
   if (type == "gdn" || type == "gdn2") {
@@ -164,7 +184,7 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
     return Mixer{g};
   }
-  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, dsa, gdn, gdn2, mamba2, gdp");
+  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp");
 }
 
 Result<ChannelMixer> read_channel_mixer(ObjectReader& r, const std::string& type) {
@@ -259,6 +279,7 @@ Result<Model> parse_native_config(std::string_view json_text) {
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, top.integer("hidden_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, top.integer("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.megatron_seq_length, top.optional_integer("megatron_seq_length"));
   if (top.optional_member("megatron_path")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::string path, top.text("megatron_path"));
     if (path != "standard" && path != "hybrid") {

@@ -1,5 +1,6 @@
 #include "trainflops/statistic.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainflops {
@@ -33,6 +34,18 @@ Statistic complete_pool_pairs(std::int64_t pool) {
 
 Statistic pooled_keys(std::int64_t pool) { return Statistic{StatisticKind::kPooledKeys, 0, pool, false}; }
 
+Statistic window_pairs(std::int64_t window) { return Statistic{StatisticKind::kWindowPairs, 0, window, false}; }
+
+Statistic chunked_pairs(std::int64_t chunk) { return Statistic{StatisticKind::kChunkedPairs, 0, chunk, false}; }
+
+Statistic compressed_entries(std::int64_t ratio) {
+  return Statistic{StatisticKind::kCompressedEntries, 0, ratio, false};
+}
+
+Statistic selected_compressed(std::int64_t topk, std::int64_t ratio) {
+  return Statistic{StatisticKind::kSelectedCompressed, topk, ratio, false};
+}
+
 // Every intermediate is below 2^127 for lengths below 2^63, except the
 // quadratic ones, which are computed in unsigned 128-bit and checked.
 std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
@@ -52,11 +65,20 @@ std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
     }
     case StatisticKind::kCompletePoolPairs: return complete_pools_seen(l, p);
     case StatisticKind::kPooledKeys: return l / p * p;
+    case StatisticKind::kWindowPairs: return l <= p ? l * (l + 1) / 2 : p * (p + 1) / 2 + (l - p) * p;
+    case StatisticKind::kChunkedPairs: {
+      // Complete chunks of p, then a last one of r tokens.
+      const Int128 r = l % p;
+      return (l - r) / p * (p * (p + 1) / 2) + r * (r + 1) / 2;
+    }
+    case StatisticKind::kCompressedEntries: return complete_pools_seen(l, p);
+    case StatisticKind::kSelectedCompressed: return selected_pools(l, k, p);
   }
   return std::nullopt;
 }
 
-double megatron_estimate(const Statistic& s, double total_tokens, double squared_sum) {
+std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggregates& aggregates) {
+  const double total_tokens = aggregates.total_tokens, squared_sum = aggregates.squared_sum;
   const double mean = squared_sum / total_tokens;
   switch (s.kind) {
     case StatisticKind::kTokens: return total_tokens;
@@ -66,16 +88,23 @@ double megatron_estimate(const Statistic& s, double total_tokens, double squared
       const double scale = mean <= k ? 1.0 : k * (1 - k / (2 * mean)) / (mean / 2);
       return squared_sum / 2 * scale;
     }
+    case StatisticKind::kWindowPairs: return total_tokens * static_cast<double>(s.pool);
+    case StatisticKind::kCompressedEntries: return squared_sum / (2 * static_cast<double>(s.pool));
+    case StatisticKind::kSelectedCompressed: {
+      if (!aggregates.seq_length) return std::nullopt;
+      const double length = static_cast<double>(*aggregates.seq_length), r = static_cast<double>(s.pool);
+      const double selected = static_cast<double>(std::min(s.topk, *aggregates.seq_length / s.pool));
+      return total_tokens * selected * (1 - r * selected / (2 * length));
+    }
     case StatisticKind::kPooledAttendedPairs:
     case StatisticKind::kCompletePoolPairs:
-    case StatisticKind::kPooledKeys: {
-      const double floor_mean = std::floor(mean);
-      const double weight = mean - floor_mean;
-      const auto at = [&](double length) { return to_double(*document_count(s, static_cast<std::int64_t>(length))); };
-      return total_tokens / mean * ((1 - weight) * at(floor_mean) + weight * at(floor_mean + 1));
-    }
+    case StatisticKind::kPooledKeys:
+    case StatisticKind::kChunkedPairs: break;
   }
-  return 0;
+  const double floor_mean = std::floor(mean);
+  const double weight = mean - floor_mean;
+  const auto at = [&](double length) { return to_double(*document_count(s, static_cast<std::int64_t>(length))); };
+  return total_tokens / mean * ((1 - weight) * at(floor_mean) + weight * at(floor_mean + 1));
 }
 
 std::string statistic_name(const Statistic& s) {
@@ -88,6 +117,11 @@ std::string statistic_name(const Statistic& s) {
              (s.tail ? ",tail)" : ")");
     case StatisticKind::kCompletePoolPairs: return "complete_pool_pairs(p=" + std::to_string(s.pool) + ")";
     case StatisticKind::kPooledKeys: return "pooled_keys(p=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kWindowPairs: return "window_pairs(w=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kChunkedPairs: return "chunked_pairs(c=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kCompressedEntries: return "compressed_entries(r=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kSelectedCompressed:
+      return "selected_compressed(k=" + std::to_string(s.topk) + ",r=" + std::to_string(s.pool) + ")";
   }
   return "unknown";
 }

@@ -32,6 +32,16 @@ Int128 brute_force(const Statistic& s, std::int64_t length) {
       case StatisticKind::kPooledKeys:
         if (query % s.pool == 0) count += s.pool;  // a pool completes at its last key
         break;
+      case StatisticKind::kWindowPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += query - key < s.pool;
+        break;
+      case StatisticKind::kChunkedPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += (key - 1) / s.pool == (query - 1) / s.pool;
+        break;
+      case StatisticKind::kCompressedEntries: count += complete_pools; break;
+      case StatisticKind::kSelectedCompressed:
+        for (std::int64_t entry = 1; entry <= complete_pools; ++entry) count += entry <= s.topk;
+        break;
     }
   }
   return count;
@@ -48,6 +58,13 @@ std::vector<Statistic> every_kind() {
     all.push_back(complete_pool_pairs(p));
     all.push_back(pooled_keys(p));
   }
+  for (std::int64_t n : {1, 3, 128}) {
+    all.push_back(window_pairs(n));
+    all.push_back(chunked_pairs(n));
+    all.push_back(compressed_entries(n));
+    all.push_back(selected_compressed(5, n));
+  }
+  all.push_back(selected_compressed(64, 4));
   return all;
 }
 
@@ -79,22 +96,34 @@ TEST(StatisticTest, MegatronInterpolatesKpoolCountsAtFractionalMeans) {
     const auto n0 = static_cast<std::int64_t>(mean);
     const double w = mean - static_cast<double>(n0);
     for (const Statistic& statistic : every_kind()) {
-      if (statistic.pool == 0) continue;
+      const bool interpolated =
+          statistic.kind == StatisticKind::kPooledAttendedPairs || statistic.kind == StatisticKind::kCompletePoolPairs ||
+          statistic.kind == StatisticKind::kPooledKeys || statistic.kind == StatisticKind::kChunkedPairs;
+      if (!interpolated) continue;
       SCOPED_TRACE(statistic_name(statistic) + " m=" + std::to_string(mean));
       const double expected = tokens / mean *
                               ((1 - w) * to_double(brute_force(statistic, n0)) + w * to_double(brute_force(statistic, n0 + 1)));
-      EXPECT_NEAR(megatron_estimate(statistic, tokens, squares), expected, 1e-12 * std::max(expected, 1.0));
+      EXPECT_NEAR(*megatron_estimate(statistic, {tokens, squares, std::nullopt}), expected,
+                  1e-12 * std::max(expected, 1.0));
     }
   }
 }
 
 TEST(StatisticTest, MegatronEstimates) {
   // Documents 3 and 5: T = 8, S2 = 34, m = 4.25.
-  EXPECT_EQ(megatron_estimate(kTokens, 8, 34), 8);
-  EXPECT_EQ(megatron_estimate(kCausalPairs, 8, 34), 17);  // exact would be 6 + 15 = 21 = 17 + T/2
-  EXPECT_EQ(megatron_estimate(topk_pairs(5), 8, 34), 17);  // m <= k: every pair
+  const MegatronAggregates batch{8, 34, std::nullopt};
+  EXPECT_EQ(megatron_estimate(kTokens, batch), 8);
+  EXPECT_EQ(megatron_estimate(kCausalPairs, batch), 17);  // exact would be 6 + 15 = 21 = 17 + T/2
+  EXPECT_EQ(megatron_estimate(topk_pairs(5), batch), 17);  // m <= k: every pair
   // m > k: s = k (1 - k/(2m)) / (m/2) = 2 (1 - 2/8.5) / 2.125.
-  EXPECT_DOUBLE_EQ(megatron_estimate(topk_pairs(2), 8, 34), 17 * (2 * (1 - 2 / 8.5) / 2.125));
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(2), batch), 17 * (2 * (1 - 2 / 8.5) / 2.125));
+  // DeepSeek-V4's estimates: a full window per token, S2/(2r) compressed
+  // entries, and selected entries from the configured seq_length.
+  EXPECT_EQ(megatron_estimate(window_pairs(128), batch), 8 * 128);
+  EXPECT_EQ(megatron_estimate(compressed_entries(4), batch), 34.0 / 8);
+  EXPECT_EQ(megatron_estimate(selected_compressed(2, 4), batch), std::nullopt);
+  // s = 64: e = min(2, 16) = 2, T e (1 - 4 e / (2 s)) = 8 * 2 * (1 - 8/128).
+  EXPECT_DOUBLE_EQ(*megatron_estimate(selected_compressed(2, 4), {8, 34, 64}), 8 * 2 * (1 - 8.0 / 128));
 }
 
 }  // namespace

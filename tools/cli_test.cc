@@ -47,7 +47,7 @@ std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_D
 // What ../shared/tools/check_vectors.py does: every record, without its
 // answer, through `trainflops batch`; one result line per record, in order.
 TEST(CliTest, BatchReproducesEveryReferenceVector) {
-  for (const char* file : {"megatron_main.jsonl", "dsa.jsonl"}) {
+  for (const char* file : {"megatron_main.jsonl", "dsa.jsonl", "dsv4.jsonl"}) {
     SCOPED_TRACE(file);
     std::ifstream in(data(file));
     std::vector<nlohmann::json> records;

@@ -16,6 +16,7 @@ enum class Component {
   kIndexerScoring,        // DSA indexer: scoring keys (or complete KPool pools)
   kKpoolGate,             // KPool: the gate projection of the pooled keys
   kKpoolPooling,          // KPool: reducing each complete pool's keys into one
+  kKvCompressor,          // DeepSeek-V4: compressing keys/values (CSA 4x, HCA 128x)
   kMlp,                   // dense MLP layers
   kMoeRouted,             // routed experts, with their latent projections
   kMoeShared,             // the shared expert
@@ -35,6 +36,7 @@ inline constexpr std::array kAllComponents = {
     Component::kIndexerScoring,
     Component::kKpoolGate,
     Component::kKpoolPooling,
+    Component::kKvCompressor,
     Component::kMlp,
     Component::kMoeRouted,
     Component::kMoeShared,

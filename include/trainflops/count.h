@@ -122,6 +122,7 @@ class FlopsCounter {
 
   Mode mode_;
   Recompute recompute_;
+  std::optional<std::int64_t> megatron_seq_length_;
   std::string model_summary_;
   std::vector<Row> rows_;
   std::vector<Statistic> statistics_;       // distinct, sorted

@@ -1,6 +1,7 @@
 // Megatron-LM's hybrid layer pattern (SPEC §2): one symbol per layer,
 //   M  Mamba-2 (or gated delta product, by layer spec)   G  gated delta net
 //   *  attention (MHA/GQA)    +  MLA attention    D  DSA attention (MLA + indexer)
+//   W C H  DeepSeek-V4 attention: window only, CSA (4x), HCA (128x)
 //   -  dense MLP    E  MoE
 // `|` separates pipeline stages and `[` `]` group layers; both are ignored for
 // counting. `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
@@ -20,6 +21,9 @@ enum class LayerSymbol : char {
   kAttention = '*',
   kMla = '+',
   kDsa = 'D',
+  kWindow = 'W',
+  kCsa = 'C',
+  kHca = 'H',
   kMlp = '-',
   kMoe = 'E',
 };

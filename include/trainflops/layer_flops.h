@@ -75,6 +75,15 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair also costs the nh multiply-adds of weighting the heads' scores.
 Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
                         Convention convention);
+// DeepSeek-V4 attention (SPEC §10). Per token: the query LoRA and output
+// projections (q_lora (h + n dv + 1) + h dv + dv + n dv o_lora + o_groups o_lora h,
+// without the norm terms when executed), the compressor (4 h dv for CSA,
+// 2 h dv for HCA) and CSA's indexer projections (4 h hd + q_lora nh hd + h nh).
+// Per attended key or entry, 2 n dv: the window's keys, CSA's selected entries,
+// HCA's compressed entries. CSA's indexer: 2 nh hd per compressed entry a
+// query sees (Megatron-LM's nh hd / 4 per S2). Everything trains (x3).
+Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
+                                        Convention convention);
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);

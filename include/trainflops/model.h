@@ -29,6 +29,11 @@ struct GqaAttention {
   // exact modes round down when it is not an integer.
   std::optional<std::int64_t> head_dim;
   bool output_gate = false;  // a sigmoid gate of the query width on the output
+  // At most one of these: a query attends the last `window` keys (itself
+  // included), or only the keys of its own chunk of `chunk` tokens. Megatron-LM
+  // charges both as full causal attention, so megatron mode does too.
+  std::optional<std::int64_t> window;
+  std::optional<std::int64_t> chunk;
 };
 
 // Multi-latent attention (DeepSeek-V2/V3, hybrid symbol `+`).
@@ -72,6 +77,34 @@ struct DsaAttention {
   bool runs_indexer = true;
 };
 
+// DeepSeek-V4 attention (SPEC §10; hybrid symbols `W`, `C`, `H`): every kind
+// attends a sliding window of `window` keys through single-latent (MQA-style)
+// heads of width head_dim; CSA (compression ratio 4) adds the top-k entries of
+// a 4x-compressed KV chosen by an indexer, HCA (ratio 128) all entries of a
+// 128x-compressed KV. Queries come through a LoRA of q_lora_rank; the output
+// through o_groups grouped projections of rank o_lora_rank.
+struct CompressedSparseAttention {
+  enum class Kind {
+    kWindow,  // compression ratio 0
+    kCsa,     // 4
+    kHca,     // 128
+  };
+  Kind kind = Kind::kWindow;
+  std::int64_t num_heads = 0;    // n
+  std::int64_t head_dim = 0;     // dv (v_head_dim)
+  std::int64_t q_lora_rank = 0;
+  std::int64_t o_groups = 0;
+  std::int64_t o_lora_rank = 0;
+  std::int64_t window = 0;       // w
+  // CSA only: the indexer (nh, hd) and the entries it selects (k).
+  std::int64_t indexer_num_heads = 0;
+  std::int64_t indexer_head_dim = 0;
+  std::int64_t topk = 0;
+};
+
+// The compression ratio of a kind: 0, 4, 128.
+std::int64_t compression_ratio(CompressedSparseAttention::Kind kind);
+
 // Gated delta net linear attention (hybrid symbol `G`).
 struct GatedDeltaNet {
   enum class Variant { kGdn, kGdn2 };
@@ -100,7 +133,8 @@ struct GatedDeltaProduct {
   std::int64_t num_householder = 0;  // H
 };
 
-using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct>;
+using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
+                           GatedDeltaProduct>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -143,6 +177,9 @@ struct Model {
   // depth also has a 2h -> h projection with norms and its own logits.
   std::vector<std::vector<Layer>> mtp_depths;
   MegatronPath megatron_path = MegatronPath::kStandard;
+  // The seq_length Megatron-LM's accounting reads for packed batches: only its
+  // DeepSeek-V4 sparse attention estimate uses it (SPEC §10).
+  std::optional<std::int64_t> megatron_seq_length;
 };
 
 // "off", "detached", "sparse", "full"; parse_grad_mode() fails with
@@ -155,8 +192,9 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
 //   "layers[3].mixer.num_heads = 0: must be a positive integer".
 Status validate(const Model& model);
 
-// Short names used in reports: "gqa", "mla", "dsa" ("dsa-shared" when the layer
-// reuses another's top-k), "gdn", "gdn2", "mamba2", "gdp";
+// Short names used in reports: "gqa" ("swa" with a window, "chunked" with
+// chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
+// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

@@ -21,12 +21,16 @@ enum class StatisticKind {
   kPooledAttendedPairs,  // KPool: p * sum_i min(k/p, floor(i/p)) + (tail ? sum_i (i mod p) : 0)
   kCompletePoolPairs,    // KPool: sum_i floor(i/p), the (query, complete pool) pairs scored
   kPooledKeys,           // KPool: floor(L/p) * p, the keys reduced into complete pools
+  kWindowPairs,          // sum_i min(i, w): a sliding window of w keys (the query's own included)
+  kChunkedPairs,         // sum_i ((i - 1) mod c + 1): attention within chunks of c tokens
+  kCompressedEntries,    // sum_i floor(i/r): the entries of an r-times compressed KV a query sees
+  kSelectedCompressed,   // sum_i min(k, floor(i/r)): the k it selects of them
 };
 
 struct Statistic {
   StatisticKind kind = StatisticKind::kTokens;
-  std::int64_t topk = 0;  // k, for top-k and pooled attended pairs
-  std::int64_t pool = 0;  // p, for the KPool kinds
+  std::int64_t topk = 0;  // k: top-k, pooled attended pairs, selected compressed entries
+  std::int64_t pool = 0;  // p: the KPool kinds; w, c or r: window, chunk, compression ratio
   bool tail = false;      // pooled attended pairs: the incomplete pool is attended too
   auto operator<=>(const Statistic&) const = default;
 };
@@ -37,21 +41,35 @@ Statistic topk_pairs(std::int64_t topk);
 Statistic pooled_attended_pairs(std::int64_t topk, std::int64_t pool, bool tail);
 Statistic complete_pool_pairs(std::int64_t pool);
 Statistic pooled_keys(std::int64_t pool);
+Statistic window_pairs(std::int64_t window);
+Statistic chunked_pairs(std::int64_t chunk);
+Statistic compressed_entries(std::int64_t ratio);
+Statistic selected_compressed(std::int64_t topk, std::int64_t ratio);
 
 // The exact count for one causal document of `length` >= 0 tokens, in closed
 // form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1
 // and pool >= 1 where the kind uses them, topk a multiple of pool.
 std::optional<Int128> document_count(const Statistic& statistic, std::int64_t length);
 
-// Megatron-LM's estimate of the batch total from the aggregates it all-reduces,
-// T = sum L and S2 = sum L^2 (SPEC §4, §7.4, §8), with m = S2 / T the
-// length-weighted mean length:
+// What Megatron-LM's estimates read: the aggregates it all-reduces, and its
+// configured sequence length (DeepSeek-V4's sparse attention estimate uses it).
+struct MegatronAggregates {
+  double total_tokens = 0;  // T = sum L, >= 1
+  double squared_sum = 0;   // S2 = sum L^2, >= T
+  std::optional<std::int64_t> seq_length;
+};
+
+// Megatron-LM's estimate of the batch total (SPEC §4, §7.4, §8, §10), with
+// m = S2 / T the length-weighted mean length:
 //  - tokens: T; causal pairs: S2 / 2;
 //  - top-k pairs: S2 / 2 * s, s = 1 when m <= k, else k (1 - k / (2m)) / (m / 2);
-//  - KPool counts F: (T / m) ((1 - w) F(n0) + w F(n0 + 1)), n0 = floor(m),
-//    w = m - n0 (exact for BSHD, where every length is m).
-// Preconditions: T >= 1, T <= S2.
-double megatron_estimate(const Statistic& statistic, double total_tokens, double squared_sum);
+//  - window pairs: T * w (every query charged a full window);
+//  - compressed entries: S2 / (2r);
+//  - selected compressed entries: T * e (1 - r e / (2s)), e = min(k, floor(s/r)),
+//    s = seq_length (nullopt when it is unknown);
+//  - any other count F (KPool, chunks): (T / m) ((1 - w) F(n0) + w F(n0 + 1)),
+//    n0 = floor(m), w = m - n0 (exact for BSHD, where every length is m).
+std::optional<double> megatron_estimate(const Statistic& statistic, const MegatronAggregates& aggregates);
 
 // "tokens", "causal_pairs", "topk_pairs(k=2048)", ...
 std::string statistic_name(const Statistic& statistic);
