@@ -1,0 +1,5 @@
+import sys
+
+from validation.run import main
+
+sys.exit(main())

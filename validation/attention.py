@@ -1,0 +1,169 @@
+"""Attention references: GQA (with or without output gate), dense MLA, and
+the absorbed-MLA sparse attention of DSA and KPool layers.
+
+Core attention runs one query row at a time over exactly the keys that row
+sees: a causal kernel skips masked (query, key) pairs, so the reference never
+computes them either, and a query sees itself (L(L+1)/2 pairs per document).
+"""
+
+import types
+
+import torch
+import torch.nn.functional as F
+
+from validation.config import Gqa
+from validation.tensors import rms_norm, rope
+
+
+def gqa_parameters(attention, hidden_size, parameters):
+    q = attention.num_heads * attention.head_dim
+    kv = attention.num_groups * attention.head_dim
+    return types.SimpleNamespace(
+        query=parameters.weight(q, hidden_size),
+        key=parameters.weight(kv, hidden_size),
+        value=parameters.weight(kv, hidden_size),
+        gate=parameters.weight(q, hidden_size) if attention.output_gate else None,
+        output=parameters.weight(hidden_size, q),
+    )
+
+
+def mla_parameters(attention, hidden_size, parameters):
+    n, qk, rope_dim, v = attention.num_heads, attention.qk_head_dim, attention.rope_dim, attention.v_head_dim
+    q_lora = attention.q_lora_rank
+    return types.SimpleNamespace(
+        query_down=parameters.weight(q_lora, hidden_size) if q_lora else None,
+        query_up=parameters.weight(n * (qk + rope_dim), q_lora or hidden_size),
+        # The down projection yields the kv latent and the shared RoPE key together.
+        kv_down=parameters.weight(attention.kv_lora_rank + rope_dim, hidden_size),
+        kv_up=parameters.weight(n * (qk + v), attention.kv_lora_rank),
+        output=parameters.weight(hidden_size, n * v),
+    )
+
+
+def attention_parameters(attention, hidden_size, parameters):
+    if isinstance(attention, Gqa):
+        return gqa_parameters(attention, hidden_size, parameters)
+    return mla_parameters(attention, hidden_size, parameters)
+
+
+def causal_core_attention(query, key, value, batch, tags):
+    """softmax(q K^T) V per document, one query row at a time.
+
+    query (T, n, d); key (T, g, d) and value (T, g, dv) with g dividing n
+    (g = n without grouping). Returns (T, n * dv).
+    """
+    tokens, n, d = query.shape
+    g = key.shape[1]
+    rows = []
+    with tags.scope(component="core_attention"):
+        for start, length in batch.documents():
+            for i in range(length):
+                t = start + i
+                # Keys start..t only: the masked pairs of the row are skipped, not computed.
+                q_row = query[t].reshape(g, n // g, d)
+                keys = key[start:t + 1].permute(1, 2, 0)  # (g, d, i+1)
+                probabilities = torch.softmax(torch.bmm(q_row, keys) * d ** -0.5, dim=-1)
+                values = value[start:t + 1].permute(1, 0, 2)  # (g, i+1, dv)
+                rows.append(torch.bmm(probabilities, values).reshape(-1))
+    return torch.stack(rows)
+
+
+def latent_core_attention(query, key, latent, key_rows, tags):
+    """Absorbed-MLA attention over the keys each query row selected.
+
+    query (T, n, c + r): queries absorbed into the kv latent, then their RoPE
+    part; key (T, c + r): the kv latent and the shared RoPE key; latent
+    (T, c): the values, in the latent space. key_rows[t] holds the token
+    indices query t attends (only those pairs are computed). Returns the
+    latent outputs (T, n, c) and, per row, the attention distribution over
+    its keys summed over heads (detached: the indexer's KL teacher).
+    """
+    tokens, n, _ = query.shape
+    rows, teachers = [], []
+    with tags.scope(component="dsa_core_attention"):
+        for t in range(tokens):
+            # A row may attend no key (KPool without tail, before the first
+            # complete pool): empty products, a zero output, 0 FMAs.
+            keys = key_rows[t]
+            scores = torch.mm(query[t], key.index_select(0, keys).t()) * query.shape[2] ** -0.5
+            probabilities = torch.softmax(scores, dim=-1)
+            rows.append(torch.mm(probabilities, latent.index_select(0, keys)))
+            teacher = probabilities.detach().sum(0)
+            teachers.append(teacher / teacher.sum())
+    return torch.stack(rows), teachers
+
+
+def gqa_attention(attention, p, x, batch, tags, recompute_core):
+    positions = batch.positions()
+    tokens, n, g, d = x.shape[0], attention.num_heads, attention.num_groups, attention.head_dim
+    with tags.scope(component="attention_projections"):
+        query = F.linear(x, p.query).view(tokens, n, d)
+        key = F.linear(x, p.key).view(tokens, g, d)
+        value = F.linear(x, p.value).view(tokens, g, d)
+        gate = F.linear(x, p.gate) if p.gate is not None else None
+    core = recompute_core(lambda q, k, v: causal_core_attention(q, k, v, batch, tags))
+    out = core(rope(query, positions), rope(key, positions), value)
+    if gate is not None:
+        out = out * torch.sigmoid(gate)
+    with tags.scope(component="attention_projections"):
+        return F.linear(out, p.output)
+
+
+def mla_projections(attention, p, x, batch, tags):
+    """The token-wise MLA projections: query latent (or None), the query's
+    no-RoPE and RoPE parts (T, n, qk) and (T, n, r), kv latent (T, c) and
+    shared RoPE key (T, r). The LoRA norms are not products (their `+1`
+    terms in Megatron-LM's count are not executed FMAs)."""
+    positions = batch.positions()
+    tokens, n = x.shape[0], attention.num_heads
+    with tags.scope(component="attention_projections"):
+        query_latent = None
+        if p.query_down is not None:
+            query_latent = rms_norm(F.linear(x, p.query_down))
+            query = F.linear(query_latent, p.query_up)
+        else:
+            query = F.linear(x, p.query_up)
+        kv_latent, rope_key = F.linear(x, p.kv_down).split([attention.kv_lora_rank, attention.rope_dim], dim=-1)
+    query = query.view(tokens, n, attention.qk_head_dim + attention.rope_dim)
+    query_nope, query_rope = query.split([attention.qk_head_dim, attention.rope_dim], dim=-1)
+    return (query_latent, query_nope, rope(query_rope, positions), rms_norm(kv_latent),
+            rope(rope_key, positions))
+
+
+def mla_attention(attention, p, x, batch, tags, recompute_core):
+    """Dense MLA: keys and values up-projected per token, core attention over
+    every causal pair with n (qk + r) + n v FMAs per pair."""
+    tokens, n, qk, v = x.shape[0], attention.num_heads, attention.qk_head_dim, attention.v_head_dim
+    query_latent, query_nope, query_rope, kv_latent, rope_key = mla_projections(attention, p, x, batch, tags)
+    with tags.scope(component="attention_projections"):
+        key_nope, value = F.linear(kv_latent, p.kv_up).view(tokens, n, qk + v).split([qk, v], dim=-1)
+    query = torch.cat([query_nope, query_rope], dim=-1)
+    key = torch.cat([key_nope, rope_key.unsqueeze(1).expand(tokens, n, attention.rope_dim)], dim=-1)
+    core = recompute_core(lambda q, k, val: causal_core_attention(q, k, val, batch, tags))
+    out = core(query, key, value)
+    with tags.scope(component="attention_projections"):
+        return F.linear(out, p.output)
+
+
+def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_core):
+    """DSA / KPool attention in absorbed-MLA form, as sparse MLA kernels run it:
+    the query is absorbed into the kv latent (W_UK per token), scores cost
+    n (c + r) and the value product n c per attended pair, and the output
+    leaves the latent space through W_UV per token. `key_rows_of(query_latent)`
+    runs the indexer (or reuses a selection) and returns the keys of each row
+    and the indexer's loss closure."""
+    tokens, n, qk, v = x.shape[0], attention.num_heads, attention.qk_head_dim, attention.v_head_dim
+    c = attention.kv_lora_rank
+    query_latent, query_nope, query_rope, kv_latent, rope_key = mla_projections(attention, p, x, batch, tags)
+    key_rows, indexer_loss = key_rows_of(query_latent)
+    up = p.kv_up.view(n, qk + v, c)
+    with tags.scope(component="attention_projections"):
+        absorbed = torch.bmm(query_nope.transpose(0, 1), up[:, :qk])  # (n, T, c): W_UK
+    query = torch.cat([absorbed.transpose(0, 1), query_rope], dim=-1)
+    key = torch.cat([kv_latent, rope_key], dim=-1)
+    core = recompute_core(lambda q, k, lat: latent_core_attention(q, k, lat, key_rows, tags))
+    latent_out, teachers = core(query, key, kv_latent)
+    with tags.scope(component="attention_projections"):
+        out = torch.bmm(latent_out.transpose(0, 1), up[:, qk:].transpose(1, 2))  # (n, T, v): W_UV
+        output = F.linear(out.transpose(0, 1).reshape(tokens, n * v), p.output)
+    return output, indexer_loss(teachers) if indexer_loss else None

@@ -1,0 +1,202 @@
+"""The randomized validation cases: small models as Megatron-LM arguments,
+a packed batch of documents, and a recompute policy.
+
+Each family fixes what it must cover (a grad mode, a pool size, the output
+gate, ...) and draws everything else, sizes and document lengths included,
+from a generator seeded by (seed, case name), so a case reproduces from its
+name and the seed alone.
+"""
+
+import dataclasses
+import random
+
+from validation.model import RECOMPUTE
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    args: dict  # Megatron-LM arguments, as `trainflops count --args` reads them
+    docs: tuple  # packed document lengths
+    recompute: str
+    seed: int
+
+    def describe(self):
+        return f"docs {','.join(map(str, self.docs))}, recompute {self.recompute}"
+
+
+def _documents(rng, max_docs=4, max_length=40, max_tokens=72):
+    lengths = []
+    for _ in range(rng.randint(1, max_docs)):
+        room = max_tokens - sum(lengths)
+        if room < 1:
+            break
+        lengths.append(rng.randint(1, min(max_length, room)))
+    return tuple(lengths)
+
+
+def _base(rng, layers=None):
+    heads = rng.choice([2, 3, 4])
+    return {
+        "num_layers": layers or rng.randint(1, 3),
+        "hidden_size": rng.choice([16, 24, 32, 48, 64]),
+        "ffn_hidden_size": rng.choice([16, 24, 40, 64]),
+        "num_attention_heads": heads,
+        "kv_channels": rng.choice([4, 6, 8]),
+        "swiglu": rng.random() < 0.5,
+        "padded_vocab_size": rng.choice([32, 48, 80, 128]),
+        "mtp_num_layers": rng.choice([0, 0, 1]),
+    }
+
+
+def _gqa(rng, args, gate):
+    heads = args["num_attention_heads"]
+    grouped = rng.random() < 0.7
+    args.update(group_query_attention=grouped, attention_output_gate=gate)
+    if grouped:
+        args["num_query_groups"] = rng.choice([g for g in range(1, heads + 1) if heads % g == 0])
+
+
+def _mla(rng, args, q_lora):
+    args.pop("kv_channels")
+    args.update(multi_latent_attention=True, q_lora_rank=rng.choice([8, 12, 20]) if q_lora else None,
+                 kv_lora_rank=rng.choice([8, 12, 16]), qk_head_dim=rng.choice([4, 6, 8]),
+                 qk_pos_emb_head_dim=rng.choice([2, 4]), v_head_dim=rng.choice([4, 6, 8]))
+
+
+def _dsa(rng, args, topk, pool=1):
+    _mla(rng, args, q_lora=rng.random() < 0.6)
+    args.update(experimental_attention_variant="dsa", dsa_indexer_n_heads=rng.choice([2, 3, 4]),
+                dsa_indexer_head_dim=rng.choice([4, 8]), dsa_indexer_topk=topk,
+                dsa_indexer_topk_freq=rng.choice([1, 1, 2, 3]), dsa_indexer_skip_topk_offset=rng.choice([0, 0, 1, 2, 3]))
+    if pool > 1:
+        args["dsa_kpool_size"] = pool
+
+
+def _moe(rng, args, shared, latent):
+    layers = args["num_layers"]
+    experts = rng.choice([2, 4, 6, 8])
+    if rng.random() < 0.5:
+        frequency = rng.choice([1, 2])
+    else:
+        frequency = [rng.randint(0, 1) for _ in range(layers)]
+        frequency[rng.randrange(layers)] = 1  # at least one MoE layer
+    args.update(num_experts=experts, moe_router_topk=rng.randint(1, min(3, experts)),
+                moe_ffn_hidden_size=rng.choice([8, 12, 16, 24]), moe_layer_freq=frequency,
+                moe_shared_expert_intermediate_size=rng.choice([8, 16, 24]) if shared else None,
+                moe_latent_size=rng.choice([8, 12]) if latent else None)
+
+
+def _gqa_case(rng, index):
+    args = _base(rng)
+    _gqa(rng, args, gate=index % 2 == 0)
+    return args, _documents(rng)
+
+
+def _mla_case(rng, index):
+    args = _base(rng)
+    _mla(rng, args, q_lora=index % 2 == 0)
+    return args, _documents(rng)
+
+
+GRAD_MODE_SPELLINGS = {
+    # The grad mode, set explicitly, or derived from the indexer loss (SPEC §2).
+    "off": [{"dsa_indexer_grad_mode": "off"}, {}],
+    "detached": [{"dsa_indexer_grad_mode": "detached"}, {"dsa_indexer_loss_coeff": 0.01}],
+    "sparse": [{"dsa_indexer_grad_mode": "sparse"},
+               {"dsa_indexer_loss_coeff": 0.01, "dsa_indexer_use_sparse_loss": True}],
+    "full": [{"dsa_indexer_grad_mode": "full", "dsa_indexer_loss_coeff": 0.01}],
+}
+
+
+def _dsa_case(rng, index):
+    args = _base(rng, layers=rng.randint(1, 4))
+    docs = _documents(rng)
+    longest = max(docs)
+    # Per grad mode, alternately a top-k below the longest document (sparse
+    # rows) and one at or above it (every row keeps all its keys).
+    topk = rng.randint(1, max(1, longest - 1)) if index // 4 % 2 == 0 else rng.randint(longest, longest + 8)
+    _dsa(rng, args, topk)
+    mode = list(GRAD_MODE_SPELLINGS)[index % 4]
+    args.update(rng.choice(GRAD_MODE_SPELLINGS[mode]))
+    args["mtp_num_layers"] = rng.choice([0, 1, 2])
+    return args, docs
+
+
+def _kpool_case(rng, index):
+    args = _base(rng, layers=rng.randint(1, 3))
+    docs = _documents(rng)
+    pool = (2, 4, 8)[index // 3 % 3]
+    _dsa(rng, args, topk=pool * rng.randint(1, 3), pool=pool)
+    args["dsa_kpool_tail"] = index % 2 == 0
+    args.update(rng.choice(GRAD_MODE_SPELLINGS["off"]))
+    return args, docs
+
+
+def _mlp_case(rng, index):
+    args = _base(rng)
+    args["swiglu"] = index % 2 == 0
+    (_gqa if index < 2 else _mla)(rng, args, rng.random() < 0.5)
+    return args, _documents(rng)
+
+
+def _moe_case(rng, index):
+    args = _base(rng, layers=rng.randint(1, 4))
+    _moe(rng, args, shared=index % 2 == 0, latent=index % 4 >= 2)
+    attention = rng.choice(["gqa", "mla", "dsa"])
+    docs = _documents(rng)
+    if attention == "gqa":
+        _gqa(rng, args, gate=rng.random() < 0.5)
+    elif attention == "mla":
+        _mla(rng, args, q_lora=rng.random() < 0.5)
+    else:
+        _dsa(rng, args, topk=rng.randint(1, 12))
+        args.update(rng.choice(rng.choice(list(GRAD_MODE_SPELLINGS.values()))))
+    return args, docs
+
+
+def _mtp_case(rng, index):
+    args = _base(rng)
+    args["mtp_num_layers"] = index % 3 + 1
+    if index % 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    _gqa(rng, args, gate=rng.random() < 0.5)
+    return args, _documents(rng)
+
+
+def _packed_case(rng, index):
+    args = _base(rng)
+    docs = _documents(rng, max_docs=10, max_length=16, max_tokens=80)
+    docs = docs + (1,) * (index % 2)  # single-token documents: a query that sees only itself
+    if index % 2:
+        _gqa(rng, args, gate=False)
+    else:
+        _dsa(rng, args, topk=rng.randint(1, 6))
+        args.update(rng.choice(GRAD_MODE_SPELLINGS["sparse"]))
+    return args, docs
+
+
+# family -> (number of cases, builder(rng, index) -> (args, docs))
+FAMILIES = {
+    "gqa": (8, _gqa_case),
+    "mla": (6, _mla_case),
+    "dsa": (20, _dsa_case),
+    "kpool": (9, _kpool_case),
+    "mlp": (4, _mlp_case),
+    "moe": (10, _moe_case),
+    "mtp": (6, _mtp_case),
+    "packed": (4, _packed_case),
+}
+
+
+def generate(seed):
+    """Every case, in a fixed order. Recompute policies rotate within each family."""
+    cases = []
+    for family, (count, build) in FAMILIES.items():
+        for index in range(count):
+            name = f"{family}-{index + 1}"
+            rng = random.Random(f"{seed}/{name}")
+            args, docs = build(rng, index)
+            recompute = RECOMPUTE[(index + index // 3) % 3]  # not in step with index % 2 or % 3
+            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31)))
+    return cases

@@ -1,0 +1,143 @@
+"""The reference model's description, read from Megatron-LM arguments.
+
+The same arguments go to `trainflops count --args`; this module reads the
+subset the references implement (standard transformer path: GQA, MLA, DSA
+with or without KPool, dense MLP or SwiGLU, MoE, MTP) and rejects the rest.
+"""
+
+import dataclasses
+
+GRAD_MODES = ("off", "detached", "sparse", "full")
+
+SUPPORTED_ARGS = frozenset(
+    """
+    num_layers hidden_size ffn_hidden_size num_attention_heads group_query_attention num_query_groups
+    kv_channels attention_output_gate swiglu padded_vocab_size num_experts moe_layer_freq
+    moe_router_topk moe_ffn_hidden_size moe_shared_expert_intermediate_size moe_latent_size
+    mtp_num_layers multi_latent_attention q_lora_rank kv_lora_rank qk_head_dim qk_pos_emb_head_dim
+    v_head_dim experimental_attention_variant dsa_indexer_n_heads dsa_indexer_head_dim
+    dsa_indexer_topk dsa_indexer_topk_freq dsa_indexer_skip_topk_offset dsa_indexer_loss_coeff
+    dsa_indexer_use_sparse_loss dsa_indexer_grad_mode dsa_kpool_size dsa_kpool_tail
+    """.split()
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Gqa:
+    num_heads: int
+    num_groups: int
+    head_dim: int
+    output_gate: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Mla:
+    num_heads: int
+    q_lora_rank: int | None
+    kv_lora_rank: int
+    qk_head_dim: int
+    rope_dim: int
+    v_head_dim: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Indexer:
+    num_heads: int
+    head_dim: int
+    topk: int
+    topk_freq: int
+    skip_topk_offset: int
+    grad_mode: str
+    pool_size: int
+    pool_tail: bool
+
+    def runs_at(self, number):
+        """Whether the layer numbered `number` (1-based) runs its indexer; SPEC §7.2."""
+        return max(number - max(self.skip_topk_offset, 1), 0) % self.topk_freq == 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Mlp:
+    ffn_hidden_size: int
+    gated: bool  # SwiGLU
+
+
+@dataclasses.dataclass(frozen=True)
+class Moe:
+    num_experts: int
+    topk: int
+    expert: Mlp
+    shared: Mlp | None
+    latent_size: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    hidden_size: int
+    vocab_size: int
+    attention: Gqa | Mla
+    indexer: Indexer | None  # DSA: every layer is MLA plus this indexer
+    channel_mixers: tuple  # one Mlp or Moe per decoder layer
+    mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
+    mtp_depths: int
+
+
+def _get(args, name, default=None):
+    value = args.get(name)
+    return default if value is None else value
+
+
+def _grad_mode(args):
+    explicit = args.get("dsa_indexer_grad_mode")
+    if explicit is not None:
+        if explicit not in GRAD_MODES:
+            raise ValueError(f"dsa_indexer_grad_mode = {explicit!r}: must be one of {GRAD_MODES}")
+        return explicit
+    if _get(args, "dsa_indexer_loss_coeff", 0) > 0:
+        return "sparse" if _get(args, "dsa_indexer_use_sparse_loss", False) else "detached"
+    return "off"
+
+
+def _moe_layers(args, num_layers):
+    if not _get(args, "num_experts"):
+        return [False] * num_layers
+    frequency = _get(args, "moe_layer_freq", 1)
+    if isinstance(frequency, int):
+        return [i % frequency == 0 for i in range(num_layers)]
+    if len(frequency) != num_layers:
+        raise ValueError(f"moe_layer_freq has {len(frequency)} entries for {num_layers} layers")
+    return [bool(x) for x in frequency]
+
+
+def config_from_args(args):
+    unsupported = sorted(name for name, value in args.items() if value is not None and name not in SUPPORTED_ARGS)
+    if unsupported:
+        raise ValueError(f"the references do not implement: {', '.join(unsupported)}")
+    h = args["hidden_size"]
+    n = args["num_attention_heads"]
+    gated = bool(_get(args, "swiglu", False))
+    variant = args.get("experimental_attention_variant")
+    if variant not in (None, "dsa"):
+        raise ValueError(f"experimental_attention_variant = {variant!r}: only dsa has a reference")
+    if args.get("multi_latent_attention") or variant == "dsa":
+        attention = Mla(n, args.get("q_lora_rank"), args["kv_lora_rank"], args["qk_head_dim"],
+                        args["qk_pos_emb_head_dim"], args["v_head_dim"])
+    else:
+        groups = args["num_query_groups"] if args.get("group_query_attention") else n
+        attention = Gqa(n, groups, _get(args, "kv_channels", h // n), bool(_get(args, "attention_output_gate", False)))
+    indexer = None
+    if variant == "dsa":
+        indexer = Indexer(args["dsa_indexer_n_heads"], args["dsa_indexer_head_dim"], args["dsa_indexer_topk"],
+                          _get(args, "dsa_indexer_topk_freq", 1), _get(args, "dsa_indexer_skip_topk_offset", 0),
+                          _grad_mode(args), _get(args, "dsa_kpool_size", 1), bool(_get(args, "dsa_kpool_tail", True)))
+    dense = Mlp(args["ffn_hidden_size"], gated)
+    moe = None
+    if _get(args, "num_experts"):
+        shared_size = args.get("moe_shared_expert_intermediate_size")
+        moe = Moe(args["num_experts"], args["moe_router_topk"],
+                  Mlp(_get(args, "moe_ffn_hidden_size", args["ffn_hidden_size"]), gated),
+                  Mlp(shared_size, gated) if shared_size else None, args.get("moe_latent_size"))
+    moe_layers = _moe_layers(args, args["num_layers"])
+    mixers = tuple(moe if is_moe else dense for is_moe in moe_layers)
+    return Config(h, args["padded_vocab_size"], attention, indexer, mixers, mixers[-1],
+                  _get(args, "mtp_num_layers", 0))

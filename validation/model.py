@@ -1,0 +1,140 @@
+"""One training iteration of a reference model, counted.
+
+The model: embedding, decoder layers (pre-norm attention and channel mixer
+with residuals), MTP depths (norms of the previous hidden state and of the
+next tokens' embedding, the 2h -> h projection, one transformer layer, the
+shared output layer), and the logits with cross-entropy. Every activation
+requires grad (the embedding trains), so the first layer's projections
+compute data gradients too.
+
+Recompute, with torch.utils.checkpoint: `selective` checkpoints each core
+attention, `full` each decoder and MTP transformer layer; the checkpointed
+forward runs again in the backward and is counted again.
+"""
+
+import types
+
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+from validation.attention import absorbed_mla_attention, attention_parameters, gqa_attention, mla_attention
+from validation.config import Gqa
+from validation.counting import counting
+from validation.indexer import attended_keys, indexer_parameters, run_indexer
+from validation.mlp import channel_mixer, channel_mixer_parameters
+from validation.tensors import Parameters, rms_norm
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+def layer_parameters(config, channel_mixer_config, parameters):
+    h = config.hidden_size
+    indexer = None
+    if config.indexer is not None:
+        indexer = indexer_parameters(config.indexer, h, config.attention.q_lora_rank or h, parameters)
+    return types.SimpleNamespace(
+        attention=attention_parameters(config.attention, h, parameters),
+        indexer=indexer,
+        channel_mixer=channel_mixer_parameters(channel_mixer_config, h, parameters),
+    )
+
+
+def model_parameters(config, parameters):
+    h = config.hidden_size
+    return types.SimpleNamespace(
+        embedding=parameters.tensor(config.vocab_size, h),
+        decoder=[layer_parameters(config, mixer, parameters) for mixer in config.channel_mixers],
+        mtp=[types.SimpleNamespace(projection=parameters.weight(h, 2 * h),
+                                   layer=layer_parameters(config, config.mtp_channel_mixer, parameters))
+             for _ in range(config.mtp_depths)],
+        output=parameters.weight(config.vocab_size, h),
+    )
+
+
+class Runner:
+    """Runs layers of one model on one batch under a recompute policy."""
+
+    def __init__(self, config, batch, recompute, tags):
+        self.config, self.batch, self.recompute, self.tags = config, batch, recompute, tags
+
+    def checkpointed(self, function):
+        """`function`, re-executed in the backward (its forward counted twice)."""
+        bound = self.tags.bound(function)
+        return lambda *args: checkpoint(bound, *args)
+
+    def core(self, function):
+        return self.checkpointed(function) if self.recompute == "selective" else function
+
+    def layer(self, channel_mixer_config, p, x, shared_selection, runs_indexer):
+        """One transformer layer. Returns its output, the top-k selection the
+        next layer may reuse (DSA), and its indexer loss (or None)."""
+
+        def forward(x, shared_selection):
+            config, batch, tags = self.config, self.batch, self.tags
+            attention_input = rms_norm(x)
+            selection, indexer_loss = shared_selection, None
+            if isinstance(config.attention, Gqa):
+                out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
+            elif config.indexer is None:
+                out = mla_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
+            else:
+                def key_rows_of(query_latent):
+                    nonlocal selection
+                    loss = None
+                    if runs_indexer:
+                        selection, loss = run_indexer(config.indexer, p.indexer, attention_input, query_latent,
+                                                      batch, tags)
+                    # A sharing layer reuses the computing layer's selection tensors as they are.
+                    return attended_keys(selection, config.indexer, batch), loss
+
+                out, indexer_loss = absorbed_mla_attention(config.attention, p.attention, attention_input, batch,
+                                                           key_rows_of, tags, self.core)
+            x = x + out
+            x = x + channel_mixer(channel_mixer_config, p.channel_mixer, rms_norm(x), tags)
+            return x, selection, indexer_loss
+
+        if self.recompute == "full":
+            return self.checkpointed(forward)(x, shared_selection)
+        return forward(x, shared_selection)
+
+
+def train_step(config, batch, recompute, seed, tags):
+    """Forward and backward of one iteration; returns the product FMAs per
+    (layer, component), layers named as trainflops names them."""
+    if recompute not in RECOMPUTE:
+        raise ValueError(f"recompute = {recompute!r}: must be one of {RECOMPUTE}")
+    p = model_parameters(config, Parameters(seed))
+    tokens = torch.randint(config.vocab_size, (batch.tokens,), generator=torch.Generator().manual_seed(seed + 1))
+    runner = Runner(config, batch, recompute, tags)
+
+    def logits_loss(hidden, shift):
+        with tags.scope(layer="logits", component="logits"):
+            logits = F.linear(rms_norm(hidden), p.output)
+        return F.cross_entropy(logits, tokens.roll(-shift))
+
+    with counting(tags) as counter:
+        losses = []
+        x = F.embedding(tokens, p.embedding)
+        selection = None
+        for number, layer in enumerate(p.decoder, start=1):
+            with tags.scope(layer=f"decoder.{number}"):
+                runs_indexer = config.indexer is not None and config.indexer.runs_at(number)
+                x, selection, indexer_loss = runner.layer(config.channel_mixers[number - 1], layer, x, selection,
+                                                          runs_indexer)
+            if indexer_loss is not None:
+                losses.append(indexer_loss)
+        losses.append(logits_loss(x, 1))
+        for depth, mtp in enumerate(p.mtp, start=1):
+            with tags.scope(layer=f"mtp{depth}.projection", component="mtp"):
+                embedded = F.embedding(tokens.roll(-depth), p.embedding)
+                x = F.linear(torch.cat([rms_norm(x), rms_norm(embedded)], dim=-1), mtp.projection)
+            with tags.scope(layer=f"mtp{depth}.1"):
+                # Each MTP depth numbers its layers from 1 again (SPEC §7.2).
+                runs_indexer = config.indexer is not None and config.indexer.runs_at(1)
+                x, _, indexer_loss = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
+            if indexer_loss is not None:
+                losses.append(indexer_loss)
+            losses.append(logits_loss(x, depth + 1))
+        sum(losses).backward()
+    return counter.fmas
