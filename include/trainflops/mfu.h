@@ -1,0 +1,76 @@
+// Throughput and utilization of a training run: TFLOP/s per GPU and model
+// FLOPs utilization (MFU), from the FLOPs of one iteration and its step time,
+// against the dense peak of a GPU type taken from its vendor's datasheet.
+// docs/mfu.md lists the table with its sources.
+#ifndef TRAINFLOPS_MFU_H_
+#define TRAINFLOPS_MFU_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// The datatype of the tensor-core GEMMs.
+enum class Dtype { kBf16, kFp16, kFp8 };
+
+// "bf16", "fp16", "fp8"; parse_dtype() accepts them in any case and fails with
+// "\"<text>\": must be one of bf16, fp16, fp8".
+std::string_view dtype_name(Dtype dtype);
+Result<Dtype> parse_dtype(std::string_view text);
+
+// One GPU type's dense peak in one datatype: tensor-core throughput without
+// structured sparsity, in TFLOP/s (10^12 FLOP per second) per GPU.
+struct PeakThroughput {
+  std::string_view gpu;      // the key: "a100", "h100-sxm", "mi300x", ...
+  std::string_view product;  // "NVIDIA H100 SXM5"
+  Dtype dtype = Dtype::kBf16;
+  double dense_tflops = 0;
+  // The vendor document the value comes from, with its URL, and how the dense
+  // value follows from it where the document gives the sparse one.
+  std::string_view source;
+};
+
+// Every entry, grouped by GPU in the order of docs/mfu.md.
+std::span<const PeakThroughput> peak_table();
+
+// The GPU keys of peak_table(), in order: "a100, h100-sxm, h100-pcie, ...".
+std::string peak_table_gpus();
+
+// The entry for `gpu` (a key of peak_table(), in any case) and `dtype`.
+// Errors: an unknown GPU ("\"h100\": unknown GPU; one of a100, h100-sxm, ...,
+// or give the peak with --peak-tflops / peak_tflops="), a datatype the GPU
+// has no tensor-core rate for ("a100: no fp8 tensor-core rate in its
+// datasheet; give the peak with --peak-tflops / peak_tflops=").
+Result<PeakThroughput> find_peak(std::string_view gpu, Dtype dtype);
+
+// One measured training step.
+struct StepMeasurement {
+  double model_flops = 0;  // FLOPs of one iteration as counted (megatron or model mode), > 0
+  // FLOPs the hardware executed in that iteration (recomputation included),
+  // when known; > 0. With it the hardware FLOPs utilization (HFU) is reported.
+  std::optional<double> executed_flops;
+  double step_time_s = 0;     // seconds per iteration, > 0
+  std::int64_t num_gpus = 0;  // GPUs the iteration ran on, >= 1
+  double peak_tflops = 0;     // dense peak of one GPU, TFLOP/s, > 0
+};
+
+struct Utilization {
+  double tflops_per_gpu = 0;                      // model_flops / (step_time_s * num_gpus) / 1e12
+  double mfu = 0;                                 // tflops_per_gpu / peak_tflops (a fraction, 0.42 = 42%)
+  std::optional<double> executed_tflops_per_gpu;  // the same for executed_flops
+  std::optional<double> hfu;                      // executed_tflops_per_gpu / peak_tflops
+};
+
+// Errors name the field and the rule: "step_time_s = 0: must be a positive,
+// finite number of seconds", "num_gpus = 0: must be >= 1", ...
+// Preconditions: none; every input is checked.
+Result<Utilization> utilization(const StepMeasurement& step);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_MFU_H_

@@ -1,0 +1,79 @@
+// Values between Python and the library, for the bindings of the trainflops
+// Python module. Every conversion error, like every library Error, is thrown
+// as ErrorException, which the module translates to trainflops.TrainflopsError
+// (a ValueError) carrying the same message.
+#ifndef TRAINFLOPS_PYTHON_CONVERT_H_
+#define TRAINFLOPS_PYTHON_CONVERT_H_
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/int128.h"
+#include "trainflops/result.h"
+
+namespace trainflops::python {
+
+namespace py = pybind11;
+
+class ErrorException : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The value of `result`, or ErrorException with its message.
+template <typename T>
+T value_or_throw(Result<T> result) {
+  if (!result.ok()) throw ErrorException(result.error().message());
+  return std::move(result).value();
+}
+void throw_if_error(const Status& status);
+
+// A Python int of any size.
+py::int_ to_python(Int128 value);
+// An int in exact modes, else a float.
+py::object to_python(const Flops& flops);
+
+// An integer: a Python int or anything with __index__ (NumPy integers), not a
+// bool or a float. Errors: "<what> = <repr>: must be an integer" and
+// "<what> = <value>: does not fit in 128 bits" (64 bits for the int64 form).
+Int128 int128_from(py::handle value, const std::string& what);
+std::int64_t int64_from(py::handle value, const std::string& what);
+
+// A torch tensor as the NumPy array that shares its memory (an error for a
+// tensor on another device, which says to call .cpu(): copying it here would
+// synchronize the device without the caller knowing); anything else as is.
+py::object without_tensor(py::handle values, const std::string& what);
+
+// The elements of a one-dimensional, contiguous buffer of int32 or int64 (a
+// NumPy array), viewed in place; nullopt for anything else. The view lives as
+// long as `buffer`.
+struct IntegerView {
+  py::buffer_info buffer;
+  std::variant<std::span<const std::int32_t>, std::span<const std::int64_t>> values;
+};
+std::optional<IntegerView> contiguous_integers(py::handle values);
+
+// A one-dimensional sequence of integers: a list or tuple (or any iterable) of
+// integers, an integer NumPy array (or any one-dimensional buffer of
+// integers), or a torch tensor on the CPU (as without_tensor()).
+std::vector<std::int64_t> int64_vector_from(py::handle values, const std::string& what);
+
+// JSON-like Python values (None, bool, int, float, str, list, tuple, dict
+// with str keys) as JSON; `what` names the value in errors.
+nlohmann::json json_from(py::handle value, const std::string& what);
+
+// python_repr(value), for messages.
+std::string python_repr(py::handle value);
+
+}  // namespace trainflops::python
+
+#endif  // TRAINFLOPS_PYTHON_CONVERT_H_

@@ -1,0 +1,153 @@
+// trainflops.count() and its Report, and the counting behind the Megatron-LM
+// drop-in (trainflops.megatron).
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "convert.h"
+#include "model_binding.h"
+#include "trainflops/render.h"
+
+namespace trainflops::python {
+namespace {
+
+const char kOneWorkload[] =
+    "batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with seqlen_squared_sum";
+
+Workload workload_from(const PyModel& model, py::handle batch_size, py::handle seq_length, py::handle docs,
+                       py::handle cu_seqlens, py::handle total_real_tokens, py::handle seqlen_squared_sum) {
+  const bool aggregates = !total_real_tokens.is_none() || !seqlen_squared_sum.is_none();
+  const int given = !docs.is_none() + !cu_seqlens.is_none() + aggregates;
+  if (given > 1 || (given == 1 && !batch_size.is_none())) {
+    throw ErrorException(std::string("give one workload: ") + kOneWorkload);
+  }
+  if (given == 1 && !seq_length.is_none()) {
+    throw ErrorException("seq_length = " + python_repr(seq_length) +
+                         ": goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their own lengths");
+  }
+  if (!docs.is_none()) return PackedDocuments{int64_vector_from(docs, "docs")};
+  if (!cu_seqlens.is_none()) {
+    return PackedDocuments{value_or_throw(lengths_from_cu_seqlens(int64_vector_from(cu_seqlens, "cu_seqlens")))};
+  }
+  if (aggregates) {
+    if (total_real_tokens.is_none() || seqlen_squared_sum.is_none()) {
+      throw ErrorException("total_real_tokens and seqlen_squared_sum come together");
+    }
+    return SequenceAggregates{int128_from(total_real_tokens, "total_real_tokens"),
+                              int128_from(seqlen_squared_sum, "seqlen_squared_sum")};
+  }
+  if (batch_size.is_none() && !model.global_batch_size) {
+    throw ErrorException(std::string("no workload: give ") + kOneWorkload);
+  }
+  const std::int64_t batch = batch_size.is_none() ? *model.global_batch_size : int64_from(batch_size, "batch_size");
+  if (seq_length.is_none() && !model.seq_length) {
+    throw ErrorException("seq_length is missing: required with batch_size (BSHD); the model's arguments have none");
+  }
+  const std::int64_t length = seq_length.is_none() ? *model.seq_length : int64_from(seq_length, "seq_length");
+  return Bshd{batch, length};
+}
+
+Report count(py::handle model_spec, const std::string& mode_text, const std::string& recompute_text,
+             py::handle batch_size, py::handle seq_length, py::handle docs, py::handle cu_seqlens,
+             py::handle total_real_tokens, py::handle seqlen_squared_sum) {
+  const Mode mode = value_or_throw(parse_mode(mode_text));
+  const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
+  const std::shared_ptr<PyModel> model = load_model(model_spec);
+  const Workload workload =
+      workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
+  return value_or_throw(trainflops::count(model->model, workload, mode, recompute));
+}
+
+// Megatron-LM's num_floating_point_operations(args, batch_size,
+// seqlen_squared_sum_in_batch, total_real_tokens_in_batch): BSHD of
+// args.seq_length without the aggregates; with either, the aggregates, the
+// other one taking its BSHD value as Megatron-LM does.
+double megatron_flops(py::handle args, py::handle batch_size, py::handle seqlen_squared_sum,
+                      py::handle total_real_tokens) {
+  const std::shared_ptr<PyModel> model = load_model(args);
+  const std::int64_t batch = int64_from(batch_size, "batch_size");
+  if (!model->seq_length)
+    throw ErrorException("args.seq_length is missing: Megatron-LM counts batch_size x seq_length");
+  Workload workload = Bshd{batch, *model->seq_length};
+  if (!seqlen_squared_sum.is_none() || !total_real_tokens.is_none()) {
+    // What the BSHD batch would give: batch_size * seq_length^power.
+    const auto bshd_sum = [&](int power) {
+      std::optional<Int128> sum = batch;
+      for (int i = 0; i < power && sum; ++i) sum = checked_mul(*sum, *model->seq_length);
+      if (!sum) throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
+      return *sum;
+    };
+    workload = SequenceAggregates{
+        total_real_tokens.is_none() ? bshd_sum(1) : int128_from(total_real_tokens, "total_real_tokens_in_batch"),
+        seqlen_squared_sum.is_none() ? bshd_sum(2) : int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
+  }
+  return value_or_throw(model->counter(Mode::kMegatron).total(workload)).value;
+}
+
+py::dict breakdown(const std::vector<ComponentFlops>& components) {
+  py::dict parts;
+  for (const ComponentFlops& part : components) parts[py::str(component_name(part.component))] = to_python(part.flops);
+  return parts;
+}
+
+}  // namespace
+
+void bind_count(py::module_& module) {
+  py::class_<LayerFlops>(module, "Layer", "One row of the per-layer breakdown.")
+      .def_readonly("name", &LayerFlops::name, "\"decoder.1\" (1-based), \"mtp1.1\", \"mtp1.projection\", \"logits\".")
+      .def_readonly("kind", &LayerFlops::kind, "\"mla+moe\", \"gqa+mlp\", \"projection\", \"logits\", ...")
+      .def_property_readonly(
+          "flops", [](const LayerFlops& self) { return to_python(self.flops); },
+          "FLOPs of the layer: an int in exact modes, else a float.")
+      .def_property_readonly(
+          "breakdown", [](const LayerFlops& self) { return breakdown(self.components); },
+          "{component: FLOPs}, non-zero components only.")
+      .def("__repr__", [](const LayerFlops& self) {
+        return "<trainflops.Layer " + self.name + " " + self.kind + ": " + format_flops(self.flops.value) + " FLOPs>";
+      });
+
+  py::class_<Report>(module, "Report", R"(The FLOPs of one training iteration with their breakdown.
+
+total, breakdown and the layers' flops are ints (exact) in the exact modes
+and floats in megatron mode; the parts sum to the total (exactly in the exact
+modes). str(report) is the table `trainflops count` prints.)")
+      .def_property_readonly("mode", [](const Report& self) { return std::string(mode_name(self.mode)); })
+      .def_property_readonly(
+          "recompute", [](const Report& self) { return std::string(recompute_name(self.recompute)); },
+          "Executed mode: the recomputation counted (none, selective, full).")
+      .def_readonly("model", &Report::model, "One-line summary of the model.")
+      .def_readonly("workload", &Report::workload, "One-line description of the workload.")
+      .def_property_readonly(
+          "total", [](const Report& self) { return to_python(self.total); },
+          "FLOPs of one iteration (forward and backward over the global batch).")
+      .def_property_readonly(
+          "model_total",
+          [](const Report& self) { return self.model_total ? to_python(*self.model_total) : py::none(); },
+          "Executed mode: the model-mode total beside the executed one (MFU's numerator; total is HFU's); else None.")
+      .def_property_readonly(
+          "tokens", [](const Report& self) { return to_python(self.tokens); }, "Tokens in the global batch.")
+      .def_readonly("per_token", &Report::per_token, "total / tokens, a float.")
+      .def_property_readonly(
+          "breakdown", [](const Report& self) { return breakdown(self.components); },
+          "{component: FLOPs}, non-zero components only, in a fixed order.")
+      .def_readonly("layers", &Report::layers, "The per-layer breakdown, a list of Layer.")
+      .def(
+          "render",
+          [](const Report& self, const std::string& format) {
+            return render(self, value_or_throw(parse_format(format)));
+          },
+          py::arg("format") = "table", "The report as `trainflops count --format` prints it: table, json or csv.")
+      .def("__str__", [](const Report& self) { return render(self, Format::kTable); })
+      .def("__repr__", [](const Report& self) {
+        return "<trainflops.Report " + std::string(mode_name(self.mode)) + " mode: " + format_flops(self.total.value) +
+               " FLOPs, " + self.workload + ">";
+      });
+
+  module.def("count", &count, py::arg("model"), py::arg("mode"), py::arg("recompute"), py::arg("batch_size"),
+             py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"), py::arg("total_real_tokens"),
+             py::arg("seqlen_squared_sum"), "See trainflops.count.");
+  module.def("megatron_flops", &megatron_flops, py::arg("args"), py::arg("batch_size"),
+             py::arg("seqlen_squared_sum_in_batch"), py::arg("total_real_tokens_in_batch"),
+             "See trainflops.megatron.num_floating_point_operations.");
+}
+
+}  // namespace trainflops::python

@@ -1,0 +1,239 @@
+#include "model_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "convert.h"
+#include "megatron_args_json.h"
+#include "trainflops/megatron_args.h"
+#include "trainflops/megatron_flags.h"
+#include "trainflops/native_config.h"
+
+namespace trainflops::python {
+namespace {
+
+const std::vector<std::string>& megatron_arg_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    MegatronArgs args;
+    for_each_megatron_arg(args, [&](std::string_view name, auto&) { all.emplace_back(name); });
+    return all;
+  }();
+  return names;
+}
+
+std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vector<std::string> ignored) {
+  auto result = std::make_shared<PyModel>();
+  result->model = value_or_throw(model_from_megatron_args(args));
+  result->seq_length = args.seq_length;
+  result->ignored = std::move(ignored);
+  return result;
+}
+
+// The models of the last few distinct argument sets: a training loop passes
+// the same args namespace every iteration, and building the model and its
+// counter costs far more than reading the arguments.
+std::shared_ptr<PyModel> from_recent_args(nlohmann::json object) {
+  constexpr std::size_t kRecent = 8;
+  static std::vector<std::pair<nlohmann::json, std::shared_ptr<PyModel>>> recent;  // most recent first
+  for (auto entry = recent.begin(); entry != recent.end(); ++entry) {
+    if (entry->first == object) {
+      std::rotate(recent.begin(), entry, entry + 1);
+      return recent.front().second;
+    }
+  }
+  const ParsedMegatronArgs parsed = value_or_throw(megatron_args_from_json(object));
+  std::shared_ptr<PyModel> model = from_megatron_args(parsed.args, {});
+  recent.insert(recent.begin(), {std::move(object), model});
+  if (recent.size() > kRecent) recent.pop_back();
+  return model;
+}
+
+// The names of megatron_arg_names() as Python strings, made once: a lookup
+// by a ready string skips creating and hashing one per name and call.
+const std::vector<py::str>& python_arg_names() {
+  static const std::vector<py::str>* names = [] {
+    auto* all = new std::vector<py::str>();  // never freed: destroying it after the interpreter is unsafe
+    for (const std::string& name : megatron_arg_names()) all->emplace_back(name);
+    return all;
+  }();
+  return *names;
+}
+
+// A value as last seen, for the identity check of from_named_values(): lists
+// are kept as tuples, which a caller cannot change in place.
+py::object snapshot(const py::object& value) {
+  if (value && PyList_Check(value.ptr())) return py::reinterpret_steal<py::object>(PySequence_Tuple(value.ptr()));
+  return value;
+}
+
+bool unchanged(const py::object& now, const py::object& then) {
+  if (now.ptr() == then.ptr()) return true;
+  if (!now || !then || !PyList_Check(now.ptr())) return false;
+  const py::object items = snapshot(now);
+  return PyObject_RichCompareBool(items.ptr(), then.ptr(), Py_EQ) == 1;
+}
+
+// Megatron-LM arguments as a JSON object, reading only the names trainflops
+// reads; `lookup` returns the value or a null object when the name is absent.
+// The drop-in runs every iteration with the same args: when every value is
+// the object of the previous call (or an equal list), the previous model is
+// returned without converting anything.
+template <typename Lookup>
+std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
+  struct Previous {
+    std::vector<py::object> values;  // per name; leaked at exit like the names
+    std::shared_ptr<PyModel> model;
+  };
+  static Previous& previous = *new Previous();
+  const std::vector<py::str>& names = python_arg_names();
+  std::vector<py::object> values(names.size());
+  bool same = previous.model != nullptr;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    values[i] = lookup(names[i]);
+    same = same && unchanged(values[i], previous.values[i]);
+  }
+  if (same) return previous.model;
+
+  nlohmann::json object = nlohmann::json::object();
+  bool any = false;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = megatron_arg_names()[i];
+    any = any || values[i];
+    object[name] = values[i] ? json_from(values[i], "args." + name) : nlohmann::json(nullptr);
+  }
+  if (!any) return nullptr;
+  std::shared_ptr<PyModel> model = from_recent_args(std::move(object));
+  for (py::object& value : values) value = snapshot(value);
+  previous = Previous{std::move(values), model};
+  return model;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ErrorException(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<PyModel> from_file(const std::string& path) {
+  const std::string text = read_text(path);
+  const nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false,
+                                                      /*ignore_comments=*/true);
+  auto result = std::make_shared<PyModel>();
+  if (object.is_discarded() || !object.is_object() || object.contains("layers")) {
+    result->model = value_or_throw(read_native_config(path));  // its errors name the path and the field
+    return result;
+  }
+  Result<ParsedMegatronArgs> parsed = megatron_args_from_json(object);
+  if (!parsed.ok()) throw ErrorException(parsed.error().context(path).message());
+  return from_megatron_args(parsed.value().args, std::move(parsed.value().ignored));
+}
+
+std::shared_ptr<PyModel> from_flags(py::handle words) {
+  std::vector<std::string> flags;
+  for (py::handle word : words) flags.push_back(word.cast<std::string>());
+  ParsedMegatronFlags parsed = value_or_throw(parse_megatron_flags(flags));
+  auto result = from_megatron_args(parsed.args, std::move(parsed.ignored));
+  result->global_batch_size = parsed.global_batch_size;
+  return result;
+}
+
+bool all_strings(py::handle sequence) {
+  for (py::handle item : sequence) {
+    if (!PyUnicode_Check(item.ptr())) return false;
+  }
+  return true;
+}
+
+// An argparse.Namespace or types.SimpleNamespace (not a subclass, which could
+// define attributes outside __dict__).
+bool is_plain_namespace(py::handle spec) {
+  static const py::handle argparse_namespace = py::object(py::module_::import("argparse").attr("Namespace")).release();
+  static const py::handle simple_namespace = py::object(py::module_::import("types").attr("SimpleNamespace")).release();
+  const py::handle type = py::type::handle_of(spec);
+  return type.is(argparse_namespace) || type.is(simple_namespace);
+}
+
+const char kAcceptedModels[] =
+    ": give Megatron-LM arguments (an argparse.Namespace or a dict), Megatron-LM flags (a list of strings), a "
+    "trainflops config (a dict with \"layers\"), the path of a JSON file holding either, or a trainflops.Model";
+
+}  // namespace
+
+const FlopsCounter& PyModel::counter(Mode mode) const {
+  auto found = counters.find(mode);
+  if (found == counters.end()) {
+    found = counters.emplace(mode, value_or_throw(FlopsCounter::create(model, mode))).first;
+  }
+  return found->second;
+}
+
+std::shared_ptr<PyModel> load_model(py::handle spec) {
+  if (py::isinstance<PyModel>(spec)) return spec.cast<std::shared_ptr<PyModel>>();
+  if (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__")) {
+    return from_file(py::module_::import("os").attr("fspath")(spec).cast<std::string>());
+  }
+  if (PyDict_Check(spec.ptr())) {
+    const py::dict dict = py::reinterpret_borrow<py::dict>(spec);
+    if (dict.contains("layers")) {
+      auto result = std::make_shared<PyModel>();
+      result->model = value_or_throw(parse_native_config(json_from(dict, "config").dump()));
+      return result;
+    }
+    auto result = from_named_values([&](const py::str& name) {
+      return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(dict.ptr(), name.ptr()));
+    });
+    if (result) return result;
+  } else if (PyList_Check(spec.ptr()) || PyTuple_Check(spec.ptr())) {
+    if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec);
+  } else if (is_plain_namespace(spec)) {
+    // Every attribute is in __dict__: reading it spares an AttributeError per absent name.
+    const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr("__dict__"));
+    auto result = from_named_values([&](const py::str& name) {
+      return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(attributes.ptr(), name.ptr()));
+    });
+    if (result) return result;
+  } else if (!PyLong_Check(spec.ptr()) && !PyFloat_Check(spec.ptr()) && spec.ptr() != Py_None) {
+    auto result = from_named_values([&](const py::str& name) {
+      PyObject* value = PyObject_GetAttr(spec.ptr(), name.ptr());
+      if (!value) PyErr_Clear();  // absent: None, as in a namespace from before the argument existed
+      return py::reinterpret_steal<py::object>(value);
+    });
+    if (result) return result;
+  }
+  throw ErrorException("model = " + python_repr(spec) + kAcceptedModels);
+}
+
+void bind_model(py::module_& module) {
+  py::class_<PyModel, std::shared_ptr<PyModel>>(module, "Model", R"(A validated model description.
+
+Model(spec) reads any form count() accepts: Megatron-LM arguments (an
+argparse.Namespace or a dict), Megatron-LM flags (a list of strings), a
+trainflops config (a dict with "layers"), or the path of a JSON file holding
+arguments or a config. Passing a Model to count(), SeqStats() or
+megatron.num_floating_point_operations() skips parsing and reuses the
+counters it has built.)")
+      .def(py::init([](py::handle spec) { return load_model(spec); }), py::arg("spec"))
+      .def_property_readonly(
+          "summary", [](const PyModel& self) { return summarize(self.model); },
+          "One line: layers by kind, hidden size, vocabulary.")
+      .def_property_readonly(
+          "seq_length", [](const PyModel& self) { return self.seq_length; },
+          "seq_length of the Megatron-LM arguments or flags, else None.")
+      .def_property_readonly(
+          "global_batch_size", [](const PyModel& self) { return self.global_batch_size; },
+          "--global-batch-size of Megatron-LM flags, else None.")
+      .def_property_readonly(
+          "ignored", [](const PyModel& self) { return self.ignored; },
+          "Inputs read from a file or flags that do not change FLOPs.")
+      .def("__repr__", [](const PyModel& self) { return "<trainflops.Model " + summarize(self.model) + ">"; });
+  module.def("megatron_arg_names", &megatron_arg_names,
+             "The names of the Megatron-LM arguments trainflops reads, in order.");
+}
+
+}  // namespace trainflops::python

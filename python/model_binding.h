@@ -1,0 +1,47 @@
+// trainflops.Model: a validated model with what its source says about the
+// workload, and its counters, built once per mode and reused.
+#ifndef TRAINFLOPS_PYTHON_MODEL_BINDING_H_
+#define TRAINFLOPS_PYTHON_MODEL_BINDING_H_
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/model.h"
+
+namespace trainflops::python {
+
+namespace py = pybind11;
+
+struct PyModel {
+  Model model;
+  std::optional<std::int64_t> seq_length, global_batch_size;  // from Megatron-LM args or flags
+  std::vector<std::string> ignored;                           // inputs that do not change FLOPs
+  mutable std::map<Mode, FlopsCounter> counters;
+
+  // The counter for `mode`, created on first use.
+  const FlopsCounter& counter(Mode mode) const;
+};
+
+// A model from any of the forms the module accepts:
+//  - a trainflops.Model (returned as is, with its counters);
+//  - a path (str or os.PathLike) to a JSON file: a trainflops config when the
+//    object has a "layers" key, else Megatron-LM arguments (as for --args);
+//  - a dict: a trainflops config when it has a "layers" key, else
+//    Megatron-LM arguments by name (only the names trainflops reads are
+//    looked at; a missing name is None);
+//  - a list of strings: Megatron-LM command-line flags;
+//  - any other object, e.g. an argparse.Namespace: Megatron-LM arguments read
+//    as attributes (getattr only; a missing attribute is None).
+std::shared_ptr<PyModel> load_model(py::handle spec);
+
+void bind_model(py::module_& module);
+
+}  // namespace trainflops::python
+
+#endif  // TRAINFLOPS_PYTHON_MODEL_BINDING_H_

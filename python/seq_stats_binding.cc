@@ -1,0 +1,73 @@
+// trainflops.SeqStats: exact packed-sequence statistics that merge across
+// data-parallel ranks by summing one small int64 vector (all_reduce(SUM)).
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "convert.h"
+#include "model_binding.h"
+#include "trainflops/seq_stats.h"
+
+namespace trainflops::python {
+
+void bind_seq_stats(py::module_& module) {
+  py::class_<SeqStats>(module, "SeqStats", R"(Exact per-document statistics of a packed global batch.
+
+Each data-parallel rank adds the documents it trains on; vector() is a small
+fixed-size list of int64 whose elementwise sum over the ranks (one
+all_reduce(SUM)) is the state of the whole global batch. set_vector() loads
+the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
+      .def(py::init([](py::handle model) { return value_or_throw(SeqStats::create(load_model(model)->model)); }),
+           py::arg("model"), "model: anything count() accepts.")
+      .def(
+          "add_cu_seqlens",
+          [](SeqStats& self, py::handle cu_seqlens) {
+            // Arrays of int32 or int64 are read in place: this runs every
+            // iteration, over up to millions of documents.
+            const py::object source = without_tensor(cu_seqlens, "cu_seqlens");
+            if (const std::optional<IntegerView> view = contiguous_integers(source)) {
+              throw_if_error(std::visit([&](auto values) { return self.add_cu_seqlens(values); }, view->values));
+              return;
+            }
+            throw_if_error(self.add_cu_seqlens(int64_vector_from(source, "cu_seqlens")));
+          },
+          py::arg("cu_seqlens"),
+          "Adds the documents of cumulative offsets (0 first, non-decreasing): a list, a NumPy array or a CPU "
+          "torch tensor of integers. On error nothing is added.")
+      .def(
+          "add_lengths",
+          [](SeqStats& self, py::handle lengths) {
+            throw_if_error(self.add_lengths(int64_vector_from(lengths, "lengths")));
+          },
+          py::arg("lengths"), "Adds documents by their lengths (>= 0). On error nothing is added.")
+      .def("vector", &SeqStats::vector,
+           "The state: a list of int64, two lanes per statistic; sum it over ranks with all_reduce(SUM).")
+      .def(
+          "set_vector",
+          [](SeqStats& self, py::handle summed) {
+            throw_if_error(self.set_vector(int64_vector_from(summed, "vector")));
+          },
+          py::arg("summed"), "Replaces the state with a summed vector (a list, NumPy array or CPU tensor).")
+      .def(
+          "reset",
+          [](SeqStats& self) { throw_if_error(self.set_vector(std::vector<std::int64_t>(self.vector().size()))); },
+          "Forgets every document, e.g. at the start of an iteration.")
+      .def(
+          "flops", [](const SeqStats& self) { return to_python(*value_or_throw(self.flops()).exact); },
+          "Exact model-mode FLOPs of one iteration over the documents added or merged (an int).")
+      .def(
+          "tokens", [](const SeqStats& self) { return to_python(self.tokens()); }, "Tokens added or merged.")
+      .def_property_readonly(
+          "statistics",
+          [](const SeqStats& self) {
+            std::vector<std::string> names;
+            for (const Statistic& statistic : self.counter().statistics()) names.push_back(statistic_name(statistic));
+            return names;
+          },
+          "The statistics the vector holds, two lanes each, in order.")
+      .def("__repr__", [](const SeqStats& self) {
+        return "<trainflops.SeqStats " + to_decimal(self.tokens()) + " tokens, " +
+               std::to_string(self.counter().statistics().size()) + " statistics>";
+      });
+}
+
+}  // namespace trainflops::python

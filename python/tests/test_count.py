@@ -1,0 +1,159 @@
+"""trainflops.count(): the model forms, the report, the workloads, and errors as TrainflopsError."""
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import trainflops
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# Llama-3.1-8B as Megatron-LM arguments (vars(args) after validation, in part).
+LLAMA_ARGS = {
+    "num_layers": 32, "hidden_size": 4096, "ffn_hidden_size": 14336, "num_attention_heads": 32,
+    "group_query_attention": True, "num_query_groups": 8, "kv_channels": 128, "swiglu": True,
+    "padded_vocab_size": 128256, "seq_length": 4096,
+}
+LLAMA_FLAGS = ["--num-layers", "32", "--hidden-size", "4096", "--ffn-hidden-size", "14336",
+               "--num-attention-heads", "32", "--group-query-attention", "--num-query-groups", "8", "--swiglu",
+               "--padded-vocab-size", "128256", "--seq-length", "4096", "--global-batch-size", "8", "--lr", "3e-4"]
+# The same model as a trainflops config (examples/llama-3.1-8b.json without its comment).
+LLAMA_CONFIG = {
+    "name": "Llama-3.1-8B", "hidden_size": 4096, "vocab_size": 128256,
+    "mixers": {"attention": {"type": "gqa", "num_heads": 32, "num_query_groups": 8, "head_dim": 128}},
+    "channel_mixers": {"swiglu": {"type": "mlp", "ffn_hidden_size": 14336, "gated": True}},
+    "layers": [{"mixer": "attention", "channel_mixer": "swiglu", "repeat": 32}],
+}
+# `trainflops count --megatron -- <LLAMA_FLAGS>`, megatron mode, 8 x 4096 tokens.
+LLAMA_BSHD_8x4096 = 1581029001265152.0
+
+
+def test_every_model_form_gives_the_same_count(tmp_path):
+    args_file = tmp_path / "args.json"
+    args_file.write_text(json.dumps({**LLAMA_ARGS, "lr": 3e-4}))
+    forms = {
+        "namespace": argparse.Namespace(**LLAMA_ARGS, lr=3e-4, params_dtype=torch.bfloat16),
+        "dict": {**LLAMA_ARGS, "params_dtype": torch.bfloat16},  # only the names trainflops reads are looked at
+        "flags": LLAMA_FLAGS,
+        "args file": str(args_file),
+        "args path": args_file,
+        "model": trainflops.Model(LLAMA_ARGS),
+    }
+    for name, model in forms.items():
+        assert trainflops.count(model, batch_size=8).total == LLAMA_BSHD_8x4096, name
+    exact = {trainflops.count(model, batch_size=8, seq_length=4096, mode="model").total
+             for model in (LLAMA_ARGS, LLAMA_CONFIG, EXAMPLES / "llama-3.1-8b.json")}
+    assert len(exact) == 1
+
+
+def test_model_remembers_its_source():
+    model = trainflops.Model(LLAMA_FLAGS)
+    assert model.seq_length == 4096
+    assert model.global_batch_size == 8
+    assert model.ignored == ["--lr 3e-4"]
+    assert model.summary == "32 layers (32 gqa+mlp), hidden 4096, vocab 128256"
+    assert trainflops.count(model).total == LLAMA_BSHD_8x4096  # the flags' global batch
+
+
+def test_report_parts_sum_to_the_total():
+    report = trainflops.count(LLAMA_ARGS, docs=[4096, 17, 1000, 3], mode="model")
+    assert isinstance(report.total, int)
+    assert report.mode == "model"
+    assert report.tokens == 5116
+    assert report.per_token == pytest.approx(report.total / 5116, rel=1e-15)
+    assert list(report.breakdown) == ["attention_projections", "core_attention", "mlp", "logits"]
+    assert sum(report.breakdown.values()) == report.total
+    assert sum(layer.flops for layer in report.layers) == report.total
+    assert [layer.name for layer in report.layers[:2]] == ["decoder.1", "decoder.2"]
+    assert report.layers[-1].name == "logits"
+    assert report.layers[0].kind == "gqa+mlp"
+    assert sum(report.layers[0].breakdown.values()) == report.layers[0].flops
+    assert json.loads(report.render("json"))["total"]["exact"] == str(report.total)
+    assert str(report).startswith("trainflops: model mode, one training iteration\n")
+
+    megatron = trainflops.count(LLAMA_ARGS, batch_size=8)
+    assert isinstance(megatron.total, float)
+    assert sum(megatron.breakdown.values()) == pytest.approx(megatron.total, rel=1e-15)
+
+
+def test_workload_forms_agree():
+    docs = [4096, 17, 1000, 3]
+    offsets = np.cumsum([0] + docs)
+    forms = [
+        {"docs": docs},
+        {"docs": np.array(docs, dtype=np.int32)},
+        {"docs": np.array(docs, dtype=np.int64)[::-1][::-1]},  # a strided view
+        {"docs": torch.tensor(docs, dtype=torch.int32)},
+        {"docs": tuple(np.int64(length) for length in docs)},
+        {"cu_seqlens": offsets.tolist()},
+        {"cu_seqlens": offsets.astype(np.int32)},
+        {"cu_seqlens": torch.tensor(offsets, dtype=torch.int64)},
+    ]
+    totals = {trainflops.count(LLAMA_ARGS, mode="model", **form).total for form in forms}
+    assert len(totals) == 1
+    squares = sum(length * length for length in docs)
+    assert (trainflops.count(LLAMA_ARGS, total_real_tokens=5116, seqlen_squared_sum=squares).total
+            == trainflops.count(LLAMA_ARGS, docs=docs).total)
+
+
+class FakeCudaTensor:
+    """What the module sees of a torch tensor on a GPU."""
+    device = torch.device("cuda", 0)
+
+    def numpy(self):
+        raise AssertionError("must not be copied")
+
+
+ONE_WORKLOAD = "batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with seqlen_squared_sum"
+ERRORS = [
+    (dict(model=LLAMA_ARGS, batch_size=0), "batch_size = 0: must be a positive integer"),
+    (dict(model=LLAMA_ARGS), "no workload: give " + ONE_WORKLOAD),
+    (dict(model=LLAMA_ARGS, batch_size=1, docs=[3]), "give one workload: " + ONE_WORKLOAD),
+    (dict(model=LLAMA_ARGS, docs=[3], seq_length=5),
+     "seq_length = 5: goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their own lengths"),
+    (dict(model=LLAMA_CONFIG, batch_size=2),
+     "seq_length is missing: required with batch_size (BSHD); the model's arguments have none"),
+    (dict(model=LLAMA_ARGS, total_real_tokens=5), "total_real_tokens and seqlen_squared_sum come together"),
+    (dict(model=LLAMA_ARGS, total_real_tokens=5, seqlen_squared_sum=4),
+     "seqlen_squared_sum = 4: must be at least total_real_tokens = 5 (every L^2 >= L)"),
+    (dict(model=LLAMA_ARGS, batch_size=True), "batch_size = True: must be an integer"),
+    (dict(model=LLAMA_ARGS, batch_size=2**70), "batch_size = 1180591620717411303424: does not fit in 64 bits"),
+    (dict(model=LLAMA_ARGS, docs=[1, -2]), "docs[1] = -2: a document length must be >= 0"),
+    (dict(model=LLAMA_ARGS, docs=[1, 2.0]), "docs[1] = 2.0: must be an integer"),
+    (dict(model=LLAMA_ARGS, docs="12"), "docs = '12': must be a list, a NumPy array or a CPU torch tensor of integers"),
+    (dict(model=LLAMA_ARGS, docs=np.array([1.5])),
+     "docs holds elements of buffer format 'd', not integers: give int32 or int64 values"),
+    (dict(model=LLAMA_ARGS, docs=np.zeros((2, 3), dtype=np.int64)), "docs has 2 dimensions: must be one-dimensional"),
+    (dict(model=LLAMA_ARGS, docs=FakeCudaTensor()),
+     "docs is a tensor on cuda:0: copy it to the CPU first (docs.cpu())"),
+    (dict(model=LLAMA_ARGS, cu_seqlens=[0, 5, 3]), "cu_seqlens[2] = 3: must not be smaller than the previous offset 5"),
+    (dict(model={**LLAMA_ARGS, "num_query_groups": 3}, batch_size=1),
+     "layers[0].mixer.num_query_groups = 3: must divide num_heads = 32"),
+    (dict(model={**LLAMA_ARGS, "num_layers": "32"}, batch_size=1), 'num_layers = "32": must be an integer or null'),
+    (dict(model={**LLAMA_ARGS, "spec": {1, 2}}, batch_size=1),
+     "args.spec = {1, 2}: must be None, a bool, a number, a string, a list or a dict"),
+    (dict(model=["--num-layer", "2"], batch_size=1), "unknown flag --num-layer: did you mean --num-layers?"),
+    (dict(model="/nonexistent/args.json", batch_size=1), "/nonexistent/args.json: cannot open"),
+]
+
+
+@pytest.mark.parametrize("call,message", ERRORS, ids=[message[:40] for _, message in ERRORS])
+def test_errors_carry_the_library_message(call, message):
+    with pytest.raises(trainflops.TrainflopsError) as raised:
+        trainflops.count(**call)
+    assert str(raised.value) == message
+    assert isinstance(raised.value, ValueError)
+
+
+def test_unknown_model_forms_and_modes():
+    with pytest.raises(trainflops.TrainflopsError, match=r"^model = 5: give Megatron-LM arguments"):
+        trainflops.count(5, batch_size=1)
+    with pytest.raises(trainflops.TrainflopsError, match=r"^model = Namespace\(\): give Megatron-LM arguments"):
+        trainflops.count(argparse.Namespace(), batch_size=1)
+    with pytest.raises(trainflops.TrainflopsError, match=r'^mode = "exact": must be one of megatron, model'):
+        trainflops.count(LLAMA_ARGS, batch_size=1, mode="exact")
+    with pytest.raises(trainflops.TrainflopsError, match=r'^format = "xml": must be one of table, json, csv$'):
+        trainflops.count(LLAMA_ARGS, batch_size=1).render("xml")

@@ -1,0 +1,97 @@
+"""trainflops.SeqStats in one process: inputs, merging by summed vectors, errors."""
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import trainflops
+
+# DeepSeek-V3.2-like DSA with KPool: the statistics are more than T and S2.
+DSA_ARGS = {
+    "num_layers": 4, "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16, "swiglu": True,
+    "padded_vocab_size": 32000, "seq_length": 4096, "multi_latent_attention": True, "q_lora_rank": 256,
+    "kv_lora_rank": 128, "qk_head_dim": 64, "qk_pos_emb_head_dim": 32, "v_head_dim": 64,
+    "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 8, "dsa_indexer_head_dim": 64,
+    "dsa_indexer_topk": 256, "dsa_kpool_size": 4,
+}
+DENSE_ARGS = {"num_layers": 2, "hidden_size": 256, "num_attention_heads": 4, "ffn_hidden_size": 1024,
+              "kv_channels": 64, "padded_vocab_size": 1024, "seq_length": 512}
+
+
+def documents(count, seed):
+    rng = random.Random(seed)
+    return [rng.choice([0, 1, 2, 3, 255, 256, 257, 1000, rng.randrange(1, 5000)]) for _ in range(count)]
+
+
+@pytest.mark.parametrize("args", [DSA_ARGS, DENSE_ARGS], ids=["dsa-kpool", "dense"])
+def test_merged_vectors_equal_the_single_process_count(args):
+    docs = documents(64, seed=5)
+    whole = trainflops.SeqStats(args)
+    whole.add_lengths(docs)
+    ranks = [trainflops.SeqStats(args) for _ in range(4)]
+    for rank, stats in enumerate(ranks):
+        share = docs[rank::4]
+        stats.add_cu_seqlens(np.cumsum([0] + share))
+    summed = [sum(lanes) for lanes in zip(*(stats.vector() for stats in ranks))]
+    merged = trainflops.SeqStats(args)
+    merged.set_vector(summed)
+    assert merged.flops() == whole.flops()
+    assert merged.tokens() == sum(docs)
+    assert whole.flops() == trainflops.count(args, docs=docs, mode="model").total
+    assert len(whole.vector()) == 2 * len(whole.statistics)
+
+
+def test_cu_seqlens_forms_agree():
+    offsets = [0, 7, 7, 300, 4400]
+    forms = [offsets, tuple(offsets), np.array(offsets, dtype=np.int32), np.array(offsets, dtype=np.int64),
+             torch.tensor(offsets, dtype=torch.int32), torch.tensor(offsets, dtype=torch.int64),
+             np.array(offsets, dtype=np.int16),  # copied, not viewed in place
+             np.repeat(np.array(offsets, dtype=np.int64), 2)[::2],  # strided
+             torch.tensor([0] + offsets, dtype=torch.int32)[1:]]  # a view at an offset
+    vectors = []
+    for form in forms:
+        stats = trainflops.SeqStats(DSA_ARGS)
+        stats.add_cu_seqlens(form)
+        vectors.append(stats.vector())
+    assert all(vector == vectors[0] for vector in vectors)
+    stats = trainflops.SeqStats(DSA_ARGS)
+    stats.set_vector(torch.tensor(vectors[0]))
+    assert stats.vector() == vectors[0]
+
+
+def test_reset_and_accumulation():
+    stats = trainflops.SeqStats(trainflops.Model(DENSE_ARGS))
+    stats.add_lengths([10, 20])
+    stats.add_lengths([30])
+    assert stats.tokens() == 60
+    assert stats.flops() == trainflops.count(DENSE_ARGS, docs=[10, 20, 30], mode="model").total
+    stats.reset()
+    assert stats.tokens() == 0
+    assert set(stats.vector()) == {0}
+    assert stats.statistics == ["tokens", "causal_pairs"]
+
+
+ERRORS = [
+    (lambda s: s.add_cu_seqlens([0, 5, 3]), "cu_seqlens[2] = 3: must not be smaller than the previous offset 5"),
+    (lambda s: s.add_cu_seqlens([1, 5]), "cu_seqlens[0] = 1: must be 0"),
+    (lambda s: s.add_cu_seqlens(np.array([0, 5, 3], dtype=np.int32)),
+     "cu_seqlens[2] = 3: must not be smaller than the previous offset 5"),
+    (lambda s: s.add_cu_seqlens(np.array([[0, 5]], dtype=np.int64)), "cu_seqlens has 2 dimensions: must be one-dimensional"),
+    (lambda s: s.add_lengths([4, -1]), "lengths[1] = -1: must be >= 0"),
+    (lambda s: s.add_lengths(np.array([1.0])),
+     "lengths holds elements of buffer format 'd', not integers: give int32 or int64 values"),
+    (lambda s: s.set_vector([1, 2]), "the vector has 2 entries; this model's has 4"),
+    (lambda s: s.set_vector([0, 0, -1, 0]), "vector[2] is negative: not a sum of SeqStats vectors"),
+]
+
+
+@pytest.mark.parametrize("call,message", ERRORS, ids=[message[:40] for _, message in ERRORS])
+def test_errors_add_nothing(call, message):
+    stats = trainflops.SeqStats(DENSE_ARGS)
+    stats.add_lengths([8])
+    before = stats.vector()
+    with pytest.raises(trainflops.TrainflopsError) as raised:
+        call(stats)
+    assert str(raised.value) == message
+    assert stats.vector() == before

@@ -1,0 +1,51 @@
+"""trainflops: the FLOPs of one LLM training iteration, from Python.
+
+    import trainflops
+    report = trainflops.count(args, batch_size=1024)        # args: argparse.Namespace, dict or path
+    report.total, report.per_token, report.breakdown, report.layers
+
+    stats = trainflops.SeqStats(args)                       # exact packed statistics, per rank
+    stats.add_cu_seqlens(cu_seqlens)
+    ...all_reduce(stats.vector())..., stats.set_vector(summed), stats.flops()
+
+    trainflops.mfu(report, step_time=12.5, num_gpus=1024, gpu="h100-sxm")
+
+trainflops.megatron.num_floating_point_operations is a drop-in for Megatron-LM's
+function. Every error is a trainflops.TrainflopsError (a ValueError) with the
+library's message. docs/python.md in the source tree has the details.
+"""
+from trainflops._core import Layer, Model, Report, SeqStats, TrainflopsError
+from trainflops import _core, megatron
+from trainflops.utilization import Mfu, mfu, peak_table
+
+TrainflopsError.__module__ = "trainflops"  # shown as trainflops.TrainflopsError in tracebacks
+
+__all__ = ["count", "Layer", "megatron", "Mfu", "mfu", "Model", "peak_table", "Report", "SeqStats",
+           "TrainflopsError"]
+
+
+def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None, total_real_tokens=None,
+          seqlen_squared_sum=None, mode="megatron", recompute="none"):
+    """The FLOPs of one training iteration (forward and backward), as a Report.
+
+    model: Megatron-LM arguments (an argparse.Namespace or a dict with Megatron-LM's
+        names, as vars(args) holds them), Megatron-LM flags (a list of strings), a
+        trainflops config (a dict with "layers"), the path of a JSON file holding
+        arguments or a config, or a trainflops.Model.
+    One workload:
+        batch_size: BSHD, batch_size sequences of seq_length tokens; seq_length
+            defaults to the arguments' seq_length.
+        docs: packed document lengths (a list, NumPy array or CPU torch tensor).
+        cu_seqlens: packed documents by cumulative offsets (0 first).
+        total_real_tokens with seqlen_squared_sum: Megatron-LM's aggregates
+            T = sum L and S2 = sum L^2 (megatron mode only).
+    mode: "megatron" (Megatron-LM's num_floating_point_operations), "model"
+        (exact per document, in integers) or "executed" (what the kernels
+        execute, exactly; the report's model_total holds the model-mode total).
+    recompute: executed mode's activation recomputation: "none", "selective"
+        (core attention) or "full" (every layer).
+
+    Raises TrainflopsError for invalid input, naming the field, value and rule.
+    """
+    return _core.count(model, mode, recompute, batch_size, seq_length, docs, cu_seqlens, total_real_tokens,
+                       seqlen_squared_sum)

@@ -1,0 +1,157 @@
+#include "trainflops/mfu.h"
+
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace trainflops {
+namespace {
+
+// Vendor documents. NVIDIA's datasheets print tensor-core rates "with
+// sparsity" and state the dense rate is one half; the dense values below are
+// those halves. AMD prints dense rates, with the sparse ones beside them.
+constexpr std::string_view kA100Source =
+    "NVIDIA A100 Tensor Core GPU datasheet: BF16/FP16 Tensor Core 312 TFLOPS dense (624 with sparsity); "
+    "no FP8. https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+    "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf";
+constexpr std::string_view kH100SxmSource =
+    "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16/FP16 Tensor Core 1,979 TFLOPS, FP8 3,958 TFLOPS, "
+    "with sparsity (dense is one half). "
+    "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet";
+constexpr std::string_view kH100PcieSource =
+    "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: BF16/FP16 Tensor Core 1,513 TFLOPS, FP8 3,026 TFLOPS, "
+    "with sparsity (dense is one half). "
+    "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet";
+constexpr std::string_view kH200Source =
+    "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: BF16/FP16 Tensor Core 1,979 TFLOPS, FP8 3,958 TFLOPS, "
+    "with sparsity (dense is one half). https://www.nvidia.com/en-us/data-center/h200/";
+constexpr std::string_view kB200Source =
+    "NVIDIA HGX B200 specifications (8 GPUs): FP16/BF16 Tensor Core 36 PFLOPS, FP8 72 PFLOPS, with sparsity; "
+    "per GPU dense: one eighth, halved. https://www.nvidia.com/en-us/data-center/hgx/";
+constexpr std::string_view kGb200Source =
+    "NVIDIA GB200 NVL72 specifications, GB200 Grace Blackwell Superchip (2 GPUs): FP16/BF16 Tensor Core "
+    "10 PFLOPS, FP8 20 PFLOPS, with sparsity; per GPU dense: one half, halved. "
+    "https://www.nvidia.com/en-us/data-center/gb200-nvl72/";
+constexpr std::string_view kMi300xSource =
+    "AMD Instinct MI300X data sheet: peak BF16/FP16 1,307.4 TFLOPS, FP8 2,614.9 TFLOPS dense (2,614.9 / 5,229.8 "
+    "with structured sparsity). https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
+    "amd-instinct-mi300x-data-sheet.pdf";
+constexpr std::string_view kMi355xSource =
+    "AMD Instinct MI355X specifications: peak BF16/FP16 2.5 PFLOPS, FP8 5 PFLOPS dense (5 / 10.1 with structured "
+    "sparsity); unrounded here as 256 CUs x 2,400 MHz x 4,096 (16-bit) or 8,192 (FP8) FLOP per clock per CU. "
+    "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html";
+
+constexpr std::array kPeaks = {
+    PeakThroughput{"a100", "NVIDIA A100 (SXM4 or PCIe)", Dtype::kBf16, 312, kA100Source},
+    PeakThroughput{"a100", "NVIDIA A100 (SXM4 or PCIe)", Dtype::kFp16, 312, kA100Source},
+    PeakThroughput{"h100-sxm", "NVIDIA H100 SXM5", Dtype::kBf16, 989.5, kH100SxmSource},
+    PeakThroughput{"h100-sxm", "NVIDIA H100 SXM5", Dtype::kFp16, 989.5, kH100SxmSource},
+    PeakThroughput{"h100-sxm", "NVIDIA H100 SXM5", Dtype::kFp8, 1979, kH100SxmSource},
+    PeakThroughput{"h100-pcie", "NVIDIA H100 PCIe", Dtype::kBf16, 756.5, kH100PcieSource},
+    PeakThroughput{"h100-pcie", "NVIDIA H100 PCIe", Dtype::kFp16, 756.5, kH100PcieSource},
+    PeakThroughput{"h100-pcie", "NVIDIA H100 PCIe", Dtype::kFp8, 1513, kH100PcieSource},
+    PeakThroughput{"h200", "NVIDIA H200 SXM", Dtype::kBf16, 989.5, kH200Source},
+    PeakThroughput{"h200", "NVIDIA H200 SXM", Dtype::kFp16, 989.5, kH200Source},
+    PeakThroughput{"h200", "NVIDIA H200 SXM", Dtype::kFp8, 1979, kH200Source},
+    PeakThroughput{"b200", "NVIDIA B200 (HGX B200)", Dtype::kBf16, 2250, kB200Source},
+    PeakThroughput{"b200", "NVIDIA B200 (HGX B200)", Dtype::kFp16, 2250, kB200Source},
+    PeakThroughput{"b200", "NVIDIA B200 (HGX B200)", Dtype::kFp8, 4500, kB200Source},
+    PeakThroughput{"gb200", "NVIDIA GB200 (one Blackwell GPU of a superchip)", Dtype::kBf16, 2500, kGb200Source},
+    PeakThroughput{"gb200", "NVIDIA GB200 (one Blackwell GPU of a superchip)", Dtype::kFp16, 2500, kGb200Source},
+    PeakThroughput{"gb200", "NVIDIA GB200 (one Blackwell GPU of a superchip)", Dtype::kFp8, 5000, kGb200Source},
+    PeakThroughput{"mi300x", "AMD Instinct MI300X", Dtype::kBf16, 1307.4, kMi300xSource},
+    PeakThroughput{"mi300x", "AMD Instinct MI300X", Dtype::kFp16, 1307.4, kMi300xSource},
+    PeakThroughput{"mi300x", "AMD Instinct MI300X", Dtype::kFp8, 2614.9, kMi300xSource},
+    PeakThroughput{"mi355x", "AMD Instinct MI355X", Dtype::kBf16, 2516.6, kMi355xSource},
+    PeakThroughput{"mi355x", "AMD Instinct MI355X", Dtype::kFp16, 2516.6, kMi355xSource},
+    PeakThroughput{"mi355x", "AMD Instinct MI355X", Dtype::kFp8, 5033.2, kMi355xSource},
+};
+
+constexpr std::array kDtypes = {Dtype::kBf16, Dtype::kFp16, Dtype::kFp8};
+
+std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::string shown(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+Status check_positive(const char* field, double value, const char* unit) {
+  if (value > 0 && std::isfinite(value)) return Ok{};
+  return Error(std::string(field) + " = " + shown(value) + ": must be a positive, finite number" + unit);
+}
+
+}  // namespace
+
+std::string_view dtype_name(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kBf16: return "bf16";
+    case Dtype::kFp16: return "fp16";
+    case Dtype::kFp8: return "fp8";
+  }
+  return "?";
+}
+
+Result<Dtype> parse_dtype(std::string_view text) {
+  const std::string lower = lowercase(text);
+  for (Dtype dtype : kDtypes) {
+    if (lower == dtype_name(dtype)) return dtype;
+  }
+  return Error("\"" + std::string(text) + "\": must be one of bf16, fp16, fp8");
+}
+
+std::span<const PeakThroughput> peak_table() { return kPeaks; }
+
+std::string peak_table_gpus() {
+  std::string names;
+  std::string_view previous;
+  for (const PeakThroughput& peak : kPeaks) {
+    if (peak.gpu == previous) continue;
+    names += (names.empty() ? "" : ", ") + std::string(peak.gpu);
+    previous = peak.gpu;
+  }
+  return names;
+}
+
+Result<PeakThroughput> find_peak(std::string_view gpu, Dtype dtype) {
+  const std::string key = lowercase(gpu);
+  bool known = false;
+  for (const PeakThroughput& peak : kPeaks) {
+    if (peak.gpu != key) continue;
+    if (peak.dtype == dtype) return peak;
+    known = true;
+  }
+  if (known) {
+    return Error(key + ": no " + std::string(dtype_name(dtype)) +
+                 " tensor-core rate in its datasheet; give the peak with --peak-tflops / peak_tflops=");
+  }
+  return Error("\"" + std::string(gpu) + "\": unknown GPU; one of " + peak_table_gpus() +
+               ", or give the peak with --peak-tflops / peak_tflops=");
+}
+
+Result<Utilization> utilization(const StepMeasurement& step) {
+  TRAINFLOPS_RETURN_IF_ERROR(check_positive("model_flops", step.model_flops, ""));
+  if (step.executed_flops) {
+    TRAINFLOPS_RETURN_IF_ERROR(check_positive("executed_flops", *step.executed_flops, ""));
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(check_positive("step_time_s", step.step_time_s, " of seconds"));
+  if (step.num_gpus < 1) return Error("num_gpus = " + std::to_string(step.num_gpus) + ": must be >= 1");
+  TRAINFLOPS_RETURN_IF_ERROR(check_positive("peak_tflops", step.peak_tflops, " of TFLOP/s per GPU"));
+  const double gpu_seconds = step.step_time_s * static_cast<double>(step.num_gpus);
+  Utilization result;
+  result.tflops_per_gpu = step.model_flops / gpu_seconds / 1e12;
+  result.mfu = result.tflops_per_gpu / step.peak_tflops;
+  if (step.executed_flops) {
+    result.executed_tflops_per_gpu = *step.executed_flops / gpu_seconds / 1e12;
+    result.hfu = *result.executed_tflops_per_gpu / step.peak_tflops;
+  }
+  return result;
+}
+
+}  // namespace trainflops

@@ -1,0 +1,33 @@
+// The workload options shared by subcommands that count one iteration:
+// BSHD (--global-batch-size, --seq-length), packed documents (--docs,
+// --cu-seqlens) or Megatron-LM's aggregates (--total-real-tokens,
+// --seqlen-squared-sum).
+#ifndef TRAINFLOPS_TOOLS_WORKLOAD_OPTIONS_H_
+#define TRAINFLOPS_TOOLS_WORKLOAD_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model_source.h"
+#include "trainflops/result.h"
+#include "trainflops/workload.h"
+
+namespace trainflops::cli {
+
+struct WorkloadOptions {
+  std::optional<std::int64_t> global_batch_size, seq_length;
+  std::string docs, cu_seqlens_file;
+  std::optional<std::string> total_real_tokens, seqlen_squared_sum;
+};
+
+void add_workload_options(CLI::App& command, WorkloadOptions& options);
+
+// Exactly one workload; BSHD takes the batch size and sequence length the
+// model source gives (Megatron-LM flags or args) unless the options set them.
+Result<Workload> load_workload(const WorkloadOptions& options, const ModelSource& source);
+
+}  // namespace trainflops::cli
+
+#endif  // TRAINFLOPS_TOOLS_WORKLOAD_OPTIONS_H_
