@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "statistic_sums.h"
+
 namespace trainflops {
 namespace {
 
 constexpr Int128 kLowLane = Int128{1} << 32;
-// Above this a lane pair could overflow when 2^31 ranks are summed.
-constexpr Int128 kMaxSum = Int128{1} << 94;
+// From 2^94 up a lane pair could overflow when 2^31 ranks are summed.
+constexpr int kMaxSumBits = 94;
 
 }  // namespace
 
@@ -19,39 +21,15 @@ Result<SeqStats> SeqStats::create(const Model& model) {
 SeqStats::SeqStats(FlopsCounter counter) : counter_(std::move(counter)), sums_(counter_.statistics().size(), 0) {}
 
 Status SeqStats::add_lengths(std::span<const std::int64_t> lengths) {
-  std::vector<Int128> sums = sums_;
-  const auto& statistics = counter_.statistics();
-  for (std::size_t d = 0; d < lengths.size(); ++d) {
-    if (lengths[d] < 0) {
-      return Error("lengths[" + std::to_string(d) + "] = " + std::to_string(lengths[d]) + ": must be >= 0");
-    }
-    for (std::size_t i = 0; i < statistics.size(); ++i) {
-      auto count = document_count(statistics[i], lengths[d]);
-      auto sum = count ? checked_add(sums[i], *count) : std::nullopt;
-      if (!sum || *sum >= kMaxSum) {
-        return Error("the " + statistic_name(statistics[i]) + " of the documents exceed 2^94");
-      }
-      sums[i] = *sum;
-    }
-  }
-  sums_ = std::move(sums);
-  return Ok{};
-}
-
-template <typename Offset>
-static Result<std::vector<std::int64_t>> lengths_of(std::span<const Offset> cu_seqlens) {
-  std::vector<std::int64_t> offsets(cu_seqlens.begin(), cu_seqlens.end());
-  return lengths_from_cu_seqlens(offsets);
+  return StatisticSums(counter_.statistics(), kMaxSumBits).add_lengths(lengths, sums_);
 }
 
 Status SeqStats::add_cu_seqlens(std::span<const std::int64_t> cu_seqlens) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths, lengths_of(cu_seqlens));
-  return add_lengths(lengths);
+  return StatisticSums(counter_.statistics(), kMaxSumBits).add_cu_seqlens(cu_seqlens, sums_);
 }
 
 Status SeqStats::add_cu_seqlens(std::span<const std::int32_t> cu_seqlens) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths, lengths_of(cu_seqlens));
-  return add_lengths(lengths);
+  return StatisticSums(counter_.statistics(), kMaxSumBits).add_cu_seqlens(cu_seqlens, sums_);
 }
 
 std::vector<std::int64_t> SeqStats::vector() const {

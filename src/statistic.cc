@@ -103,7 +103,11 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
   }
   const double floor_mean = std::floor(mean);
   const double weight = mean - floor_mean;
-  const auto at = [&](double length) { return to_double(*document_count(s, static_cast<std::int64_t>(length))); };
+  // document_count() takes int64 lengths; past INT64_MAX (a mean near 2^63 or
+  // above) a count changes by less than a double resolves.
+  const auto at = [&](double length) {
+    return to_double(*document_count(s, length < 0x1p63 ? static_cast<std::int64_t>(length) : INT64_MAX));
+  };
   return total_tokens / mean * ((1 - weight) * at(floor_mean) + weight * at(floor_mean + 1));
 }
 

@@ -141,7 +141,7 @@ Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text) {
     if (!item.empty() && (item.back() == 'k' || item.back() == 'K')) scale = 1024;
     if (!item.empty() && (item.back() == 'm' || item.back() == 'M')) scale = 1024 * 1024;
     const auto number = parse_decimal(scale == 1 ? item : item.substr(0, item.size() - 1));
-    const Int128 value = number ? *number * scale : 0;
+    const Int128 value = number ? checked_mul(*number, scale).value_or(0) : 0;
     if (!number || value < 1 || value > INT64_MAX || item[0] == '+' || item[0] == '-') {
       return Error("--seq-lengths: \"" + item + "\" is not a context length (a positive integer, optionally with k or m)");
     }

@@ -174,9 +174,12 @@ Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) 
   if (!in) return Error(path + ": cannot open (" + std::strerror(errno) + ")");
   std::ostringstream contents;
   contents << in.rdbuf();
-  const std::string bytes = contents.str();
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) return parse_npy_cu_seqlens(path, bytes);
-  return parse_text_cu_seqlens(path, bytes);
+  return parse_cu_seqlens_file(path, contents.str());
+}
+
+Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) return parse_npy_cu_seqlens(path, contents);
+  return parse_text_cu_seqlens(path, contents);
 }
 
 std::string describe(const Workload& workload) {

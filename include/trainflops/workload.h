@@ -50,6 +50,9 @@ Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std:
 // dimension) when the name ends in .npy, else text with integers separated by
 // whitespace or commas (brackets allowed, as print() writes a list).
 Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path);
+// The same from the file's contents (`path` picks the format and names the
+// file in errors), e.g. for bytes that never were a file.
+Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents);
 
 // "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
 std::string describe(const Workload& workload);

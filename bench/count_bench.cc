@@ -1,0 +1,51 @@
+// Counting with a prepared model: what a training loop pays per iteration.
+#include <benchmark/benchmark.h>
+
+#include "bench_models.h"
+#include "trainflops/count.h"
+
+namespace trainflops::bench {
+namespace {
+
+// 1,024 packed documents of 4,096 tokens on average, given as the aggregates
+// Megatron-LM all-reduces (T, S2); each evaluation counts another batch.
+void CountGlm5MegatronAggregates(benchmark::State& state) {
+  const Result<FlopsCounter> counter = FlopsCounter::create(glm5_model(), Mode::kMegatron);
+  if (!counter.ok()) fail(counter.error().message());
+  Int128 tokens = 4194304, squares = Int128{tokens} * 6000;
+  for (auto _ : state) {
+    const Result<Flops> flops = counter.value().total(SequenceAggregates{tokens, squares});
+    benchmark::DoNotOptimize(flops.ok() ? flops.value().value : 0);
+    squares += 4096;  // another batch
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(CountGlm5MegatronAggregates)->Repetitions(5)->ReportAggregatesOnly(true);
+
+// The exact count of a BSHD batch, in 128-bit integers.
+void CountGlm5ModelBshd(benchmark::State& state) {
+  const Result<FlopsCounter> counter = FlopsCounter::create(glm5_model(), Mode::kModel);
+  if (!counter.ok()) fail(counter.error().message());
+  std::int64_t batch = 1024;
+  for (auto _ : state) {
+    const Result<Flops> flops = counter.value().total(Bshd{batch, 4096});
+    benchmark::DoNotOptimize(flops.ok() ? flops.value().value : 0);
+    batch = batch % 4096 + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(CountGlm5ModelBshd)->Repetitions(5)->ReportAggregatesOnly(true);
+
+// Preparing the model once: building every layer's terms.
+void PrepareGlm5(benchmark::State& state) {
+  const Model model = glm5_model();
+  for (auto _ : state) {
+    Result<FlopsCounter> counter = FlopsCounter::create(model, Mode::kMegatron);
+    benchmark::DoNotOptimize(counter.ok());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(PrepareGlm5);
+
+}  // namespace
+}  // namespace trainflops::bench

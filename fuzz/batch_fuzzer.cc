@@ -1,0 +1,15 @@
+// `trainflops batch` records: JSON in, one result line out, never a crash.
+#include <nlohmann/json.hpp>
+
+#include "fuzz_helpers.h"
+#include "trainflops/batch.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace trainflops;
+  const std::string line = batch_result_line(fuzz::text_of(data, size));
+  const nlohmann::json result = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (result.is_discarded() || !result.is_object() || (!result.contains("flops") && !result.contains("error"))) {
+    fuzz::broken("not a result line: " + line);
+  }
+  return 0;
+}

@@ -1,0 +1,49 @@
+// Inputs that `make fuzz` (fuzz/) found to crash or to reach undefined
+// behaviour, each kept as a test of what happens now.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "trainflops/count.h"
+#include "trainflops/statistic.h"
+#include "trainflops/sweep.h"
+
+namespace trainflops {
+namespace {
+
+// megatron_flags_fuzzer, seed glm-5-kpool: megatron mode evaluates KPool
+// counts at the mean length m = S2 / T, which for documents near INT64_MAX
+// tokens reaches 2^63, past what document_count() takes (a double to int64
+// conversion out of range). Such means now count at INT64_MAX tokens.
+TEST(FuzzRegressionsTest, KpoolEstimatesAtMeansPast2To63) {
+  const double t = 0x1p63 + 5, s2 = 0x1p126 + 25;  // documents of INT64_MAX and 5 tokens, about
+  for (const Statistic& statistic : {complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true),
+                                     chunked_pairs(64)}) {
+    SCOPED_TRACE(statistic_name(statistic));
+    const std::optional<double> estimate = megatron_estimate(statistic, MegatronAggregates{t, s2, std::nullopt});
+    ASSERT_TRUE(estimate.has_value());
+    const double at_max = to_double(*document_count(statistic, INT64_MAX));
+    EXPECT_NEAR(*estimate / (t / (s2 / t) * at_max), 1.0, 1e-12);
+  }
+  Model model;
+  model.hidden_size = 64;
+  model.vocab_size = 128;
+  const MlaAttention mla{2, 16, 16, 16, 8, 16};
+  model.layers = {
+      Layer{Mixer{DsaAttention{mla, DsaIndexer{2, 8, 2048, DsaIndexer::GradMode::kOff, 4, true}, true}}, std::nullopt}};
+  const Result<Flops> flops = FlopsCounter::create(model, Mode::kMegatron).value().total(PackedDocuments{{INT64_MAX, 5}});
+  ASSERT_TRUE(flops.ok()) << flops.error().message();
+  EXPECT_TRUE(std::isfinite(flops.value().value));
+}
+
+// small_parsers_fuzzer: a context length with a k or m suffix whose digits
+// overflow 128 bits once scaled (signed overflow in the multiplication).
+TEST(FuzzRegressionsTest, ContextLengthsThatOverflowOnceScaled) {
+  for (const std::string item : {"61410000000000000000000000000000000000m", "170141183460469231731687303715884105k"}) {
+    EXPECT_EQ(parse_seq_lengths("4k," + item).error().message(),
+              "--seq-lengths: \"" + item + "\" is not a context length (a positive integer, optionally with k or m)");
+  }
+}
+
+}  // namespace
+}  // namespace trainflops
