@@ -12,7 +12,7 @@ Model llama_like(std::int64_t layers) {
   Model model;
   model.hidden_size = 512;
   model.vocab_size = 32000;
-  const Layer layer{Mixer{GqaAttention{8, 2, 64, false}}, ChannelMixer{DenseMlp{1408, true}}};
+  const Layer layer{Mixer{GqaAttention{.num_heads = 8, .num_query_groups = 2, .head_dim = 64, .output_gate = false, .window = {}, .chunk = {}}}, ChannelMixer{DenseMlp{1408, true}}};
   model.layers.assign(static_cast<std::size_t>(layers), layer);
   return model;
 }
@@ -67,8 +67,12 @@ class RandomModels {
     switch (size(0, 5)) {
       case 0: {
         const std::int64_t groups = size(1, 4);
-        return GqaAttention{groups * size(1, 4), groups, size(1, 3) == 1 ? std::nullopt : std::optional(size(8, 128)),
-                            size(0, 1) == 1};
+        return GqaAttention{.num_heads = groups * size(1, 4),
+                            .num_query_groups = groups,
+                            .head_dim = size(1, 3) == 1 ? std::nullopt : std::optional(size(8, 128)),
+                            .output_gate = size(0, 1) == 1,
+                            .window = {},
+                            .chunk = {}};
       }
       case 1:
         return MlaAttention{size(1, 16),   size(0, 1) ? std::optional(size(16, 512)) : std::nullopt,

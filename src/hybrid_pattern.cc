@@ -15,12 +15,16 @@ Error pattern_error(std::string_view pattern, const std::string& rule) {
 
 Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
   HybridPattern parsed;
+  parsed.main_stage_layers = {0};
   std::vector<LayerSymbol>* current = &parsed.main;
   int bracket_depth = 0;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     const std::string position = " at position " + std::to_string(i + 1);
-    if (c == '|') continue;
+    if (c == '|') {
+      if (current == &parsed.main) parsed.main_stage_layers.push_back(0);
+      continue;
+    }
     if (c == '[') {
       ++bracket_depth;
     } else if (c == ']') {
@@ -35,6 +39,7 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
       current = &parsed.mtp_depths.emplace_back();
     } else if (kLayerSymbols.find(c) != std::string_view::npos) {
       current->push_back(static_cast<LayerSymbol>(c));
+      if (current == &parsed.main) ++parsed.main_stage_layers.back();
     } else {
       return pattern_error(
           pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + D W C H - E, with | [ ] /)");

@@ -36,6 +36,25 @@ TEST(HybridPatternTest, Parses) {
   }
 }
 
+TEST(HybridPatternTest, KeepsTheMainPatternsPipelineStages) {
+  struct Case {
+    const char* pattern;
+    std::vector<std::size_t> stage_layers;
+  };
+  const std::vector<Case> cases = {
+      {"M*-E", {4}},
+      {"MM|**|--", {2, 2, 2}},
+      {"[M|*][M*]|-", {1, 3, 1}},  // '|' counts inside '[ ]'
+      {"|MM", {0, 2}},              // an empty stage: only the embedding
+      {"MM|", {2, 0}},              // only the output layer
+      {"M|*/[*|]-/*-", {1, 1}},     // '|' in MTP depths is ignored
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pattern);
+    EXPECT_EQ(parse_hybrid_pattern(c.pattern).value().main_stage_layers, c.stage_layers);
+  }
+}
+
 TEST(HybridPatternTest, Errors) {
   struct Case {
     const char* pattern;

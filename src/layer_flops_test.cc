@@ -24,7 +24,7 @@ constexpr auto kProj = Component::kAttentionProjections;
 constexpr auto kCore = Component::kCoreAttention;
 
 GqaAttention gqa(std::optional<std::int64_t> head_dim, std::int64_t groups, bool gate) {
-  return GqaAttention{4, groups, head_dim, gate};
+  return GqaAttention{.num_heads = 4, .num_query_groups = groups, .head_dim = head_dim, .output_gate = gate, .window = {}, .chunk = {}};
 }
 
 TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {

@@ -424,6 +424,9 @@ Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
   }
   model.megatron_path = MegatronPath::kHybrid;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, model.hidden_size));
+  if (pattern.main_stage_layers.size() > 1) {
+    model.pipeline_stage_layers.assign(pattern.main_stage_layers.begin(), pattern.main_stage_layers.end());
+  }
   for (const auto& depth : pattern.mtp_depths) {
     TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, model.hidden_size));
     model.mtp_depths.push_back(std::move(layers));

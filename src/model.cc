@@ -189,6 +189,16 @@ Status validate(const Model& model) {
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     TRAINFLOPS_RETURN_IF_ERROR(check_layers("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
   }
+  std::int64_t staged = 0;
+  for (std::size_t i = 0; i < model.pipeline_stage_layers.size(); ++i) {
+    TRAINFLOPS_RETURN_IF_ERROR(
+        top.non_negative("pipeline_stage_layers[" + std::to_string(i) + "]", model.pipeline_stage_layers[i]));
+    staged += model.pipeline_stage_layers[i];
+  }
+  if (!model.pipeline_stage_layers.empty() && staged != static_cast<std::int64_t>(model.layers.size())) {
+    return Error("pipeline_stage_layers: the stages hold " + std::to_string(staged) + " decoder layers; the model has " +
+                 std::to_string(model.layers.size()));
+  }
   return Ok{};
 }
 

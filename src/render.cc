@@ -1,7 +1,10 @@
 #include "trainflops/render.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "trainflops/parameters.h"
 
 namespace trainflops {
 namespace {
@@ -116,7 +119,7 @@ ordered_json breakdown_json(const std::vector<ComponentFlops>& parts, double tot
   return out;
 }
 
-std::string render_json(const Report& report) {
+ordered_json report_json(const Report& report) {
   const double total = report.total.value;
   ordered_json out;
   out["mode"] = mode_name(report.mode);
@@ -137,7 +140,7 @@ std::string render_json(const Report& report) {
     row["breakdown"] = breakdown_json(layer.components, total);
     out["layers"].push_back(std::move(row));
   }
-  return out.dump(2) + "\n";
+  return out;
 }
 
 std::string csv_number(double value) { return printf_string("%.17g", value); }
@@ -147,6 +150,41 @@ std::string csv_row(const std::string& section, const std::string& name, const s
   return section + "," + name + "," + kind + "," + std::string(component) + "," + csv_number(flops.value) + "," +
          (flops.exact ? to_decimal(*flops.exact) : "") + "," + (total > 0 ? csv_number(flops.value / total) : "") +
          "\n";
+}
+
+std::string render_table(const Report& report, const PipelineReport& pipeline) {
+  const double total = report.total.value;
+  std::string out = render_table(report);
+  out += "\npipeline   " + std::to_string(pipeline.stages.size()) + " stages (" + pipeline.origin + "); slowest stage " +
+         std::to_string(pipeline.slowest + 1) + ", imbalance " + printf_string("%.4f", pipeline.imbalance) +
+         " (max stage / mean stage)\n\n";
+  std::size_t width = 6;
+  for (const PipelineStage& stage : pipeline.stages) width = std::max(width, stage.layers.size() + 2);
+  const bool parameters = !pipeline.stages.empty() && pipeline.stages[0].parameters;
+  out += pad_right("stage", 7) + pad_right("layers", width) + pad_left("FLOPs", 12) + pad_left("share", 8) +
+         (parameters ? pad_left("parameters", 12) : "") + "\n";
+  for (std::size_t i = 0; i < pipeline.stages.size(); ++i) {
+    const PipelineStage& stage = pipeline.stages[i];
+    out += pad_right(std::to_string(i + 1), 7) + pad_right(stage.layers, width) +
+           pad_left(format_flops(stage.flops.value), 12) + pad_left(share_of(stage.flops.value, total), 8) +
+           (parameters ? pad_left(format_parameters(*stage.parameters), 12) : "") + "\n";
+  }
+  return out;
+}
+
+ordered_json pipeline_json(const PipelineReport& pipeline, double total) {
+  ordered_json stages = ordered_json::array();
+  for (std::size_t i = 0; i < pipeline.stages.size(); ++i) {
+    const PipelineStage& stage = pipeline.stages[i];
+    ordered_json row = {{"stage", i + 1}, {"layers", stage.layers}, {"decoder_layers", stage.decoder_layers}};
+    row.update(flops_json(stage.flops, total));
+    if (stage.parameters) row["parameters"] = to_decimal(*stage.parameters);
+    stages.push_back(std::move(row));
+  }
+  return {{"origin", pipeline.origin},
+          {"imbalance", pipeline.imbalance},
+          {"slowest_stage", pipeline.slowest + 1},
+          {"stages", std::move(stages)}};
 }
 
 std::string render_csv(const Report& report) {
@@ -167,6 +205,17 @@ std::string render_csv(const Report& report) {
   return out;
 }
 
+std::string render_csv(const Report& report, const PipelineReport& pipeline) {
+  const double total = report.total.value;
+  std::string out = render_csv(report);
+  for (std::size_t i = 0; i < pipeline.stages.size(); ++i) {
+    const PipelineStage& stage = pipeline.stages[i];
+    out += csv_row("stage", std::to_string(i + 1), stage.layers, "total", stage.flops, total);
+  }
+  out += "imbalance,,,max_over_mean," + csv_number(pipeline.imbalance) + ",,\n";
+  return out;
+}
+
 }  // namespace
 
 Result<Format> parse_format(std::string_view text) {
@@ -181,8 +230,21 @@ std::string format_flops(double flops) { return printf_string("%.4e", flops); }
 std::string render(const Report& report, Format format) {
   switch (format) {
     case Format::kTable: return render_table(report);
-    case Format::kJson: return render_json(report);
+    case Format::kJson: return report_json(report).dump(2) + "\n";
     case Format::kCsv: return render_csv(report);
+  }
+  return "";
+}
+
+std::string render(const Report& report, const PipelineReport& pipeline, Format format) {
+  switch (format) {
+    case Format::kTable: return render_table(report, pipeline);
+    case Format::kJson: {
+      ordered_json out = report_json(report);
+      out["pipeline"] = pipeline_json(pipeline, report.total.value);
+      return out.dump(2) + "\n";
+    }
+    case Format::kCsv: return render_csv(report, pipeline);
   }
   return "";
 }

@@ -13,8 +13,10 @@ Report small_report(Mode mode) {
   model.name = "tiny";
   model.hidden_size = 64;
   model.vocab_size = 100;
-  const Layer dense{Mixer{GqaAttention{4, 4, 16, false}}, ChannelMixer{DenseMlp{128, false}}};
-  const Layer experts{Mixer{GqaAttention{4, 4, 16, false}}, ChannelMixer{Moe{8, 2, 32, 32, std::nullopt, false}}};
+  const GqaAttention attention{
+      .num_heads = 4, .num_query_groups = 4, .head_dim = 16, .output_gate = false, .window = {}, .chunk = {}};
+  const Layer dense{Mixer{attention}, ChannelMixer{DenseMlp{128, false}}};
+  const Layer experts{Mixer{attention}, ChannelMixer{Moe{8, 2, 32, 32, std::nullopt, false}}};
   model.layers = {dense, experts, experts, experts};
   return count(model, PackedDocuments{{10, 6}}, mode).value();
 }

@@ -156,7 +156,8 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
        "trainflops: /nonexistent.json: cannot open (No such file or directory)\n"},
       {"count --global-batch-size 1 --seq-length 8",
        "trainflops: give exactly one model: --preset NAME (trainflops presets lists them), --args FILE (Megatron-LM "
-       "args JSON), --config FILE (trainflops config) or --megatron -- <Megatron-LM flags>\n"},
+       "args JSON), --config FILE (trainflops config), --hf FILE (Hugging Face config.json) or --megatron -- "
+       "<Megatron-LM flags>\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.arguments);
@@ -198,6 +199,56 @@ TEST(CliTest, SweepAndPresets) {
   const CliRun bad_lengths = run("sweep --preset glm-5 --seq-lengths 4k,0");
   EXPECT_EQ(bad_lengths.err,
             "trainflops: --seq-lengths: \"0\" is not a context length (a positive integer, optionally with k or m)\n");
+}
+
+// --pipeline-stages adds the stages to every format; their FLOPs sum to the total.
+TEST(CliTest, PipelineStages) {
+  const CliRun json = run("count --preset glm-5 --global-batch-size 1 --pipeline-stages 4 "
+                          "--decoder-first-pipeline-num-layers 18 --decoder-last-pipeline-num-layers 18 "
+                          "--mode model --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto report = nlohmann::json::parse(json.out);
+  const auto& pipeline = report["pipeline"];
+  ASSERT_EQ(pipeline["stages"].size(), 4u);
+  EXPECT_EQ(pipeline["stages"][0]["layers"], "embedding + decoder.1-18");
+  EXPECT_EQ(pipeline["stages"][1]["decoder_layers"], 21);
+  EXPECT_EQ(pipeline["stages"][3]["layers"], "decoder.61-78 + mtp1 + logits");
+  EXPECT_EQ(pipeline["slowest_stage"], 4);
+  double sum = 0;
+  for (const auto& stage : pipeline["stages"]) sum += stage["flops"].get<double>();
+  EXPECT_NEAR(sum, report["total"]["flops"].get<double>(), 1e-9 * sum);
+  const CliRun table = run("count --preset glm-5 --global-batch-size 1 --pipeline-stages 2");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("pipeline   2 stages (pipeline_stages 2, even split); slowest stage 2, imbalance "),
+            std::string::npos)
+      << table.out;
+  const CliRun uneven = run("count --preset glm-5 --global-batch-size 1 --pipeline-stages 5");
+  EXPECT_EQ(uneven.status, 2);
+  EXPECT_EQ(uneven.err,
+            "trainflops: pipeline_stages = 5: must divide the 78 decoder layers for an even split (or set "
+            "decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers)\n");
+}
+
+// --hf reads a Hugging Face config.json and says what it assumed.
+TEST(CliTest, HuggingFaceConfig) {
+  const std::string dir = scratch_dir();
+  std::ofstream(dir + "config.json") << R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 256,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100,
+    "rope_theta": 10000})";
+  const CliRun hf = run("count --hf " + dir + "config.json --global-batch-size 2 --seq-length 16 --format json");
+  ASSERT_EQ(hf.status, 0) << hf.err;
+  const CliRun megatron = run(
+      "count --format json --megatron -- --num-layers 2 --hidden-size 64 --ffn-hidden-size 256 --swiglu "
+      "--num-attention-heads 4 --group-query-attention --num-query-groups 2 --vocab-size 100 "
+      "--make-vocab-size-divisible-by 1 --global-batch-size 2 --seq-length 16");
+  ASSERT_EQ(megatron.status, 0) << megatron.err;
+  EXPECT_EQ(nlohmann::json::parse(hf.out)["total"], nlohmann::json::parse(megatron.out)["total"]);
+  std::ofstream(dir + "phi.json") << R"({"model_type": "phi3"})";
+  const CliRun unknown = run("count --hf " + dir + "phi.json --global-batch-size 1 --seq-length 8");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.err.rfind("trainflops: " + dir + "phi.json: model_type = \"phi3\": not supported (supported: ", 0),
+            0u)
+      << unknown.err;
 }
 
 }  // namespace

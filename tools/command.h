@@ -18,6 +18,9 @@ using Runner = std::function<int()>;
 
 Runner add_count_command(CLI::App& app);
 Runner add_batch_command(CLI::App& app);
+Runner add_sweep_command(CLI::App& app);
+Runner add_presets_command(CLI::App& app);
+Runner add_mfu_command(CLI::App& app);
 
 // Prints "trainflops: <message>" on stderr and returns kBadInput.
 int report_error(const Error& error);

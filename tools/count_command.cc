@@ -1,9 +1,10 @@
 // trainflops count: the FLOPs of one training iteration with their breakdown.
-#include <sstream>
-
 #include "command.h"
 #include "model_source.h"
+#include "workload_options.h"
 #include "trainflops/count.h"
+#include "trainflops/parameters.h"
+#include "trainflops/pipeline.h"
 #include "trainflops/render.h"
 
 namespace trainflops::cli {
@@ -11,72 +12,24 @@ namespace {
 
 struct CountOptions {
   ModelOptions model;
-  std::optional<std::int64_t> global_batch_size, seq_length;
-  std::string docs, cu_seqlens_file;
-  std::optional<std::string> total_real_tokens, seqlen_squared_sum;
-  std::string mode = "megatron", format = "table";
+  WorkloadOptions workload;
+  std::string mode = "megatron", format = "table", recompute = "none";
+  PipelineSplit pipeline;
 };
-
-Result<std::vector<std::int64_t>> parse_length_list(const std::string& text) {
-  std::vector<std::int64_t> lengths;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    auto value = parse_decimal(item);
-    if (!value || *value < 0 || *value > INT64_MAX) {
-      return Error("--docs: \"" + item + "\" is not a document length (a non-negative integer)");
-    }
-    lengths.push_back(static_cast<std::int64_t>(*value));
-  }
-  return lengths;
-}
-
-Result<Workload> load_workload(const CountOptions& o, const ModelSource& source) {
-  const bool aggregates = o.total_real_tokens || o.seqlen_squared_sum;
-  const int given = !o.docs.empty() + !o.cu_seqlens_file.empty() + aggregates;
-  if (given > 1 || (given == 1 && o.global_batch_size)) {
-    return Error(
-        "give one workload: --global-batch-size (with --seq-length), --docs, --cu-seqlens, or "
-        "--total-real-tokens with --seqlen-squared-sum");
-  }
-  if (!o.docs.empty()) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, parse_length_list(o.docs));
-    return Workload{PackedDocuments{std::move(lengths)}};
-  }
-  if (!o.cu_seqlens_file.empty()) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> offsets, read_cu_seqlens_file(o.cu_seqlens_file));
-    Result<std::vector<std::int64_t>> lengths = lengths_from_cu_seqlens(offsets);
-    if (!lengths.ok()) return lengths.error().context(o.cu_seqlens_file);
-    return Workload{PackedDocuments{std::move(lengths).value()}};
-  }
-  if (aggregates) {
-    if (!o.total_real_tokens || !o.seqlen_squared_sum) {
-      return Error("--total-real-tokens and --seqlen-squared-sum come together");
-    }
-    auto tokens = parse_decimal(*o.total_real_tokens);
-    auto squares = parse_decimal(*o.seqlen_squared_sum);
-    if (!tokens) return Error("--total-real-tokens = \"" + *o.total_real_tokens + "\": must be an integer");
-    if (!squares) return Error("--seqlen-squared-sum = \"" + *o.seqlen_squared_sum + "\": must be an integer");
-    return Workload{SequenceAggregates{*tokens, *squares}};
-  }
-  const auto batch = o.global_batch_size ? o.global_batch_size : source.global_batch_size;
-  const auto length = o.seq_length ? o.seq_length : source.seq_length;
-  if (!batch) {
-    return Error(
-        "no workload: give --global-batch-size with --seq-length (BSHD), --docs, --cu-seqlens FILE, or "
-        "--total-real-tokens with --seqlen-squared-sum");
-  }
-  if (!length) return Error("--seq-length is missing: required with --global-batch-size (BSHD)");
-  return Workload{Bshd{*batch, *length}};
-}
 
 Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, parse_recompute(o.recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o, source));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode));
-  return render(report, format);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout, pipeline_layout(source.model, o.pipeline));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
+  if (layout.stage_layers.empty()) return render(report, format);
+  // Parameters per stage where they can be counted (an MoE layer without
+  // num_experts has no total).
+  const Result<ModelParameters> parameters = count_parameters(source.model);
+  return render(report, pipeline_report(report, layout, parameters.ok() ? &parameters.value() : nullptr), format);
 }
 
 }  // namespace
@@ -85,14 +38,18 @@ Runner add_count_command(CLI::App& app) {
   auto options = std::make_shared<CountOptions>();
   CLI::App* command = app.add_subcommand("count", "Count the FLOPs of one training iteration");
   add_model_options(*command, options->model);
-  command->add_option("--global-batch-size", options->global_batch_size, "BSHD: sequences per iteration");
-  command->add_option("--seq-length", options->seq_length, "BSHD: tokens per sequence");
-  command->add_option("--docs", options->docs, "THD: packed document lengths, comma-separated");
-  command->add_option("--cu-seqlens", options->cu_seqlens_file, "THD: cu_seqlens file (.npy or text)");
-  command->add_option("--total-real-tokens", options->total_real_tokens, "Aggregates: T = sum of lengths");
-  command->add_option("--seqlen-squared-sum", options->seqlen_squared_sum, "Aggregates: S2 = sum of squared lengths");
-  command->add_option("--mode", options->mode, "megatron (default) or model");
+  add_workload_options(*command, options->workload);
+  command->add_option("--mode", options->mode, "megatron (default), model or executed");
+  command->add_option("--recompute", options->recompute,
+                      "Executed mode: none (default), selective (core attention) or full (every layer)");
   command->add_option("--format", options->format, "table (default), json or csv");
+  command->add_option("--pipeline-stages", options->pipeline.stages,
+                      "Report FLOPs per pipeline stage: an even split of the decoder layers (Megatron-LM's "
+                      "placement; '|' in a hybrid layer pattern gives the stages without it)");
+  command->add_option("--decoder-first-pipeline-num-layers", options->pipeline.first_stage_layers,
+                      "With --pipeline-stages: decoder layers on the first stage (the others split evenly)");
+  command->add_option("--decoder-last-pipeline-num-layers", options->pipeline.last_stage_layers,
+                      "With --pipeline-stages: decoder layers on the last stage (the others split evenly)");
   return [options] { return print_result(run_count(*options)); };
 }
 

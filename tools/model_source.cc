@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "trainflops/hf_config.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"
@@ -24,11 +25,13 @@ Result<ModelSource> load(const ModelOptions& o) {
   if (!o.megatron && !o.megatron_flags.empty()) {
     return Error("unexpected argument \"" + o.megatron_flags.front() + "\": Megatron-LM flags go after --megatron --");
   }
-  const int sources = !o.preset.empty() + !o.args_file.empty() + !o.config_file.empty() + o.megatron;
+  const int sources =
+      !o.preset.empty() + !o.args_file.empty() + !o.config_file.empty() + !o.hf_file.empty() + o.megatron;
   if (sources != 1) {
     return Error(
         "give exactly one model: --preset NAME (trainflops presets lists them), --args FILE (Megatron-LM args "
-        "JSON), --config FILE (trainflops config) or --megatron -- <Megatron-LM flags>");
+        "JSON), --config FILE (trainflops config), --hf FILE (Hugging Face config.json) or --megatron -- "
+        "<Megatron-LM flags>");
   }
   ModelSource source;
   if (!o.preset.empty()) {
@@ -39,6 +42,13 @@ Result<ModelSource> load(const ModelOptions& o) {
   }
   if (!o.config_file.empty()) {
     TRAINFLOPS_ASSIGN_OR_RETURN(source.model, read_native_config(o.config_file));
+    return source;
+  }
+  if (!o.hf_file.empty()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(o.hf_file));
+    source.model = std::move(imported.model);
+    source.ignored = std::move(imported.ignored);
+    source.assumed = std::move(imported.assumed);
     return source;
   }
   MegatronArgs args;
@@ -65,6 +75,7 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--preset", options.preset, "A built-in model (trainflops presets lists them)");
   command.add_option("--args", options.args_file, "Megatron-LM arguments as a JSON object (file)");
   command.add_option("--config", options.config_file, "trainflops model config (JSON, docs/config-format.md)");
+  command.add_option("--hf", options.hf_file, "Hugging Face config.json (docs/hf-import.md)");
   command.add_flag("--megatron", options.megatron, "Read the model from Megatron-LM flags given after --");
   command.add_option("megatron_flags", options.megatron_flags, "Megatron-LM flags (after --)");
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
@@ -72,7 +83,9 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
 
 Result<ModelSource> load_model(const ModelOptions& options) {
   Result<ModelSource> source = load(options);
-  if (source.ok() && options.verbose) {
+  if (!source.ok()) return source;
+  for (const std::string& assumed : source.value().assumed) std::cerr << "trainflops: assumed " << assumed << "\n";
+  if (options.verbose) {
     for (const std::string& ignored : source.value().ignored) {
       std::cerr << "ignored (does not change FLOPs): " << ignored << "\n";
     }

@@ -1,5 +1,5 @@
 // Where the command line reads a model from: exactly one of --preset, --args,
-// --config or --megatron -- <flags>.
+// --config, --hf or --megatron -- <flags>.
 #ifndef TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 #define TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 
@@ -15,14 +15,14 @@
 namespace trainflops::cli {
 
 struct ModelOptions {
-  std::string preset, args_file, config_file;
+  std::string preset, args_file, config_file, hf_file;
   bool megatron = false;
   std::vector<std::string> megatron_flags;  // the words after --
   bool verbose = false;
 };
 
-// Adds --preset, --args, --config, --megatron (with the words after --) and
-// --verbose.
+// Adds --preset, --args, --config, --hf, --megatron (with the words after --)
+// and --verbose.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
 // The model, and what its source says about the workload.
@@ -30,9 +30,11 @@ struct ModelSource {
   Model model;
   std::optional<std::int64_t> global_batch_size, seq_length;
   std::vector<std::string> ignored;  // inputs that do not change FLOPs
+  std::vector<std::string> assumed;  // values the source leaves out, filled in (HfImport::assumed)
 };
 
-// Loads the model; with --verbose, lists the ignored inputs on stderr.
+// Loads the model; lists the assumed values on stderr, and with --verbose the
+// ignored inputs too.
 Result<ModelSource> load_model(const ModelOptions& options);
 
 }  // namespace trainflops::cli

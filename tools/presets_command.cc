@@ -1,19 +1,43 @@
-// trainflops presets: the built-in models.
+// trainflops presets: the built-in models, with the parameters trainflops
+// counts for each (parameters.h), not the published figures.
 #include "command.h"
+#include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
 namespace trainflops::cli {
+namespace {
+
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text + (text.size() > width ? " " : "");
+}
+
+// "744B total, 40.3B active (+ 9.95B MTP)": the main model's total and active
+// parameters (the embedding table is a lookup, not active), and the MTP depths'.
+Result<std::string> parameter_summary(const Preset& preset) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Model model, preset_model(preset));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelParameters parameters, count_parameters(model));
+  const ParameterCount main = parameters.main_model();
+  std::string text = format_parameters(main.total) + " total, " + format_parameters(main.active) + " active";
+  if (parameters.mtp.total > 0) text += " (+ " + format_parameters(parameters.mtp.total) + " MTP)";
+  return text;
+}
+
+Result<std::string> list_presets() {
+  std::string out;
+  for (const Preset& preset : presets()) {
+    Result<std::string> summary = parameter_summary(preset);
+    if (!summary.ok()) return summary.error().context("preset " + preset.name);
+    out += padded(preset.name, 19) + padded(summary.value(), 42) + preset.description + "\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 Runner add_presets_command(CLI::App& app) {
-  app.add_subcommand("presets", "List the built-in models (--preset NAME)");
-  return [] {
-    std::string out;
-    for (const Preset& preset : presets()) {
-      out += preset.name + std::string(preset.name.size() < 18 ? 18 - preset.name.size() : 1, ' ') +
-             preset.description + "\n";
-    }
-    return print_result(out);
-  };
+  app.add_subcommand("presets", "List the built-in models (--preset NAME) with their parameters");
+  return [] { return print_result(list_presets()); };
 }
 
 }  // namespace trainflops::cli

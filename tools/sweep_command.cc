@@ -1,7 +1,11 @@
 // trainflops sweep: per-token GFLOPs over context lengths, beside dense
 // attention accounting.
+#include <iostream>
+#include <optional>
+
 #include "command.h"
 #include "model_source.h"
+#include "plot_runner.h"
 #include "trainflops/sweep.h"
 
 namespace trainflops::cli {
@@ -11,6 +15,7 @@ struct SweepOptions {
   ModelOptions model;
   std::string seq_lengths = "4k,32k,128k,256k";
   std::string mode = "megatron", format = "table";
+  std::optional<std::string> plot_file;
 };
 
 Result<std::string> run_sweep(const SweepOptions& o) {
@@ -19,7 +24,14 @@ Result<std::string> run_sweep(const SweepOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths, parse_seq_lengths(o.seq_lengths));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<SweepPoint> points, sweep(source.model, lengths, mode));
-  return render_sweep(points, summarize(source.model), mode, format);
+  const std::string summary = summarize(source.model);
+  // The picture first: when it fails, nothing goes to stdout, as for any error.
+  if (o.plot_file) {
+    const Status drawn = draw_plot("sweep", render_sweep(points, summary, mode, Format::kJson), *o.plot_file);
+    if (!drawn.ok()) return drawn.error().context("--plot " + *o.plot_file);
+    std::cerr << "wrote " << *o.plot_file << "\n";
+  }
+  return render_sweep(points, summary, mode, format);
 }
 
 }  // namespace
@@ -32,6 +44,9 @@ Runner add_sweep_command(CLI::App& app) {
   command->add_option("--seq-lengths", options->seq_lengths, "Context lengths, e.g. 4k,32k,128k,256k (the default)");
   command->add_option("--mode", options->mode, "megatron (default) or model");
   command->add_option("--format", options->format, "table (default), json or csv");
+  command->add_option("--plot", options->plot_file,
+                      "Also draw the sweep into FILE (.png or .svg), with python3 -m trainflops.plot")
+      ->option_text("FILE");
   return [options] { return print_result(run_sweep(*options)); };
 }
 

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   const std::vector<Runner> runners = {
       add_count_command(app),
       add_batch_command(app),
+      add_sweep_command(app),
+      add_presets_command(app),
+      add_mfu_command(app),
   };
   try {
     app.parse(argc, argv);

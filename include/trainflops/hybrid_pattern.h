@@ -4,10 +4,12 @@
 //   W C H  DeepSeek-V4 attention: window only, CSA (4x), HCA (128x)
 //   -  dense MLP    E  MoE
 // `|` separates pipeline stages and `[` `]` group layers; both are ignored for
-// counting. `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
+// counting (the main pattern's `|` are kept as stage sizes for the pipeline
+// report). `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
 #ifndef TRAINFLOPS_HYBRID_PATTERN_H_
 #define TRAINFLOPS_HYBRID_PATTERN_H_
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +33,10 @@ enum class LayerSymbol : char {
 struct HybridPattern {
   std::vector<LayerSymbol> main;                     // `|`, `[`, `]` removed
   std::vector<std::vector<LayerSymbol>> mtp_depths;  // all equal
+  // The layers of `main` in each pipeline stage, split at the main pattern's
+  // `|`: {2, 2, 2} for "MM|**|--", {4} without `|`. A stage may be empty
+  // ("|MM" gives {0, 2}). `|` inside MTP depths is ignored.
+  std::vector<std::size_t> main_stage_layers;
 };
 
 // Errors (the message quotes the pattern): a symbol outside the alphabet and

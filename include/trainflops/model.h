@@ -180,6 +180,11 @@ struct Model {
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it (SPEC §10).
   std::optional<std::int64_t> megatron_seq_length;
+  // Pipeline parallelism, when the input splits the decoder into stages (`|`
+  // in a hybrid layer pattern): the number of decoder layers in each stage,
+  // in order; a stage may hold none. Empty: the input names no stages.
+  // Counting ignores it; pipeline.h reports the FLOPs of each stage.
+  std::vector<std::int64_t> pipeline_stage_layers;
 };
 
 // "off", "detached", "sparse", "full"; parse_grad_mode() fails with

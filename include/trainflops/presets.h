@@ -4,15 +4,35 @@
 #ifndef TRAINFLOPS_PRESETS_H_
 #define TRAINFLOPS_PRESETS_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
+#include "trainflops/parameters.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
+
+// A model's parameter counts as its authors publish them ("published_parameters"
+// in the preset file; docs/presets.md). Publications differ in what they count:
+// `total_counts` and `active_counts` name the parts of ModelParameters each
+// figure holds (embedding, output_layer, decoder, mtp); an active figure that
+// counts the embedding counts its whole table.
+struct PublishedParameters {
+  std::int64_t total = 0;
+  std::int64_t active = 0;
+  std::vector<ParameterPart> total_counts;
+  std::vector<ParameterPart> active_counts;
+  // The rounding unit of a figure published with few digits ("3B": 1e9), or 0
+  // when the figure is precise; a check allows half of it beyond 1%.
+  std::int64_t total_precision = 0;
+  std::int64_t active_precision = 0;
+  std::string source;
+};
 
 struct Preset {
   std::string name;         // what --preset takes, e.g. "glm-5"
@@ -20,7 +40,13 @@ struct Preset {
   std::string description;  // one line
   std::string source;       // where the numbers come from
   MegatronArgs args;        // with seq_length, the default context
+  std::optional<PublishedParameters> published_parameters;
 };
+
+// Parses one preset file (presets/<name>.json): "name", "title",
+// "description", "source", "args" (Megatron-LM arguments) and optionally
+// "published_parameters". Errors name the key and the rule.
+Result<Preset> parse_preset(std::string_view json_text);
 
 // Every preset, sorted by name.
 const std::vector<Preset>& presets();

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "trainflops/count.h"
+#include "trainflops/pipeline.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
@@ -18,6 +19,11 @@ Result<Format> parse_format(std::string_view text);
 // The whole output, ending in a newline. The table collapses runs of
 // identical consecutive layers into one line ("decoder.4-78  75 x ...").
 std::string render(const Report& report, Format format);
+
+// The same with the pipeline-stage section after it: a table of stages, a
+// "pipeline" object in JSON, "stage" and "imbalance" rows in CSV
+// (docs/output.md).
+std::string render(const Report& report, const PipelineReport& pipeline, Format format);
 
 // "1.2346e+18" style: 5 significant digits.
 std::string format_flops(double flops);

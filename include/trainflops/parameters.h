@@ -1,0 +1,134 @@
+// Parameter counting: the total and the active parameters of a model, with
+// their breakdown by part, by component and by layer.
+//
+// What is counted: the weight matrices of every product the FLOPs count
+// (README, "Modes"), and the embedding table.
+//   - GQA attention (`*`): q (h x n hd), k and v (h x g hd each), the output
+//     gate (h x n hd) when set, and the output projection (n hd x h). Without a
+//     head_dim (Megatron-LM's hybrid path without kv_channels) the query width
+//     is h and the key/value width h g / n, rounded down. A sliding window or
+//     chunking changes no weight.
+//   - MLA (`+`): with q LoRA h x q_lora + q_lora x n (qk + rope), without it
+//     h x n (qk + rope); h x (kv_lora + rope) and kv_lora x n (qk + v) for keys
+//     and values; n v x h for the output.
+//   - DSA (`D`): MLA's, plus on a layer that runs its own indexer the
+//     indexer's q_lora (or h) x nh hd queries, h x hd key and h x nh head
+//     weights, and with KPool the h x hd gate. A layer that reuses another
+//     layer's top-k has no indexer of its own.
+//   - DeepSeek-V4 attention (`W`, `C`, `H`), from its per-token products
+//     (SPEC §10): h x q_lora + q_lora x n dv for queries, h x dv for the single
+//     key/value latent, n dv x o_lora and o_groups o_lora x h for the grouped
+//     output; the compressor (4 h dv for CSA, 2 h dv for HCA); CSA's indexer
+//     (4 h hd for its compressor, q_lora x nh hd, h x nh).
+//   - Gated delta net (`G`): the input projection h x in (in = 2 qkd + 2 vd +
+//     2 nv, gdn2: 4 qkd + 3 vd), the depthwise convolution (2 qkd + vd) x
+//     conv_kernel_dim, the output projection vd x h.
+//   - Mamba-2 (`M`): the input projection h x (2 d + 2 groups state + heads),
+//     the depthwise convolution (d + 2 groups state) x kMambaConvKernel, the
+//     output projection d x h.
+//   - Gated delta product: the input projection h x (1 + H)(d + groups state +
+//     heads), the convolution 4 (d H + groups state (1 + H)), the output d x h.
+//   - Dense MLP (`-`): h x ffn and ffn x h, and the gate h x ffn when gated.
+//   - MoE (`E`): every routed expert (num_experts of them, as a dense MLP of
+//     expert_ffn_hidden_size, or in the latent space of latent_size with the
+//     h x latent down and latent x h up projections), the shared expert, the
+//     router (h x num_experts).
+//   - MTP: each depth's 2h x h projection and its layers; the depths share
+//     the embedding and the output layer with the main model (Megatron-LM).
+//   - The embedding table (V x h) and the output layer (h x V), counted apart:
+//     the model has no tied-embedding flag, so both are counted.
+// Not counted: norms (RMSNorm/LayerNorm weights, MLA's and the indexer's
+// norms), biases, and per-head scalars (Mamba's A, D and dt bias, the gated
+// delta net's A and dt bias, attention sinks, the shared expert's gate).
+//
+// Active parameters are those one token's products use: every weight above
+// except the experts the router does not select (a token uses topk routed
+// experts, the shared expert and the router), and except the embedding table,
+// which a token reads one row of (a lookup, not a product). They are the N of
+// "6 N FLOPs per token": in model mode a training iteration costs 6 FLOPs
+// per token per active parameter, plus core attention and the few terms that
+// are not products of a weight (README, "Parameters").
+#ifndef TRAINFLOPS_PARAMETERS_H_
+#define TRAINFLOPS_PARAMETERS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/component.h"
+#include "trainflops/int128.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// Megatron-LM's Mamba mixer convolves with a kernel of 4 (its d_conv; no
+// argument sets it).
+inline constexpr int kMambaConvKernel = 4;
+
+// A count of parameters: all of them, and those one token uses.
+struct ParameterCount {
+  Int128 total = 0;
+  Int128 active = 0;
+};
+
+// The parameters of one component (projections of attention, MoE experts,
+// ...): the same Component names as the FLOPs breakdown; kLogits is the
+// output layer, kMtp the MTP projections.
+struct ComponentParameters {
+  Component component;
+  ParameterCount count;
+};
+
+// One row per layer, named as the FLOPs report names them: "embedding",
+// "decoder.1" ..., "mtp1.projection", "mtp1.1" ..., and "output_layer".
+struct LayerParameters {
+  std::string name;
+  std::string kind;  // layer_kind(), or "embedding", "projection", "output_layer"
+  ParameterCount count;
+};
+
+// The parts a published figure may count or leave out.
+enum class ParameterPart {
+  kEmbedding,    // the embedding table; active: none (a token reads one row)
+  kOutputLayer,  // the output layer (h x V)
+  kDecoder,      // the decoder layers
+  kMtp,          // the MTP depths: projections and layers
+};
+
+// "embedding", "output_layer", "decoder", "mtp"; parse_parameter_part() names
+// them in its error.
+std::string_view parameter_part_name(ParameterPart part);
+Result<ParameterPart> parse_parameter_part(std::string_view text);
+
+struct ModelParameters {
+  ParameterCount embedding;  // active is 0
+  ParameterCount output_layer;
+  ParameterCount decoder;
+  ParameterCount mtp;
+  std::vector<ComponentParameters> components;  // non-zero ones, in Component order (embedding apart)
+  std::vector<LayerParameters> layers;          // embedding, decoder, MTP, output layer
+
+  // Every parameter: the embedding, the output layer, the decoder and the MTP
+  // depths. The components and the layers each sum to it.
+  ParameterCount total() const;
+  // The main model, without the MTP depths (what model cards usually count).
+  ParameterCount main_model() const;
+  // The sum over `parts`; with `embedding_table_active`, the embedding counts
+  // among the active parameters with its whole table (as publications that
+  // count it among active parameters do).
+  ParameterCount sum(const std::vector<ParameterPart>& parts, bool embedding_table_active = false) const;
+};
+
+// Counts the parameters of a validated model. Errors: an invalid model; an MoE
+// layer without num_experts ("layers[3].channel_mixer.num_experts is missing:
+// the total parameters count every expert").
+Result<ModelParameters> count_parameters(const Model& model);
+
+// "744B", "40.3B", "8.03B", "135M": three significant digits with a suffix
+// (K, M, B, T).
+std::string format_parameters(Int128 count);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_PARAMETERS_H_
