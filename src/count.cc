@@ -247,6 +247,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
     const auto* bshd = std::get_if<Bshd>(&workload);
     const MegatronAggregates megatron{to_double(aggregates[0]), to_double(aggregates[1]),
                                       bshd ? std::optional(bshd->seq_length) : megatron_seq_length_};
+    values.estimate.reserve(statistics_.size());
     for (const Statistic& statistic : statistics_) {
       const std::optional<double> estimate = megatron_estimate(statistic, megatron);
       if (!estimate) {
@@ -257,6 +258,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
     }
     return values;
   }
+  values.exact.reserve(statistics_.size());
   for (const Statistic& statistic : statistics_) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 value, exact_statistic(statistic, workload));
     values.exact.push_back(value);

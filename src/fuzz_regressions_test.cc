@@ -7,6 +7,7 @@
 #include "trainflops/count.h"
 #include "trainflops/statistic.h"
 #include "trainflops/sweep.h"
+#include "trainflops/workload.h"
 
 namespace trainflops {
 namespace {
@@ -43,6 +44,19 @@ TEST(FuzzRegressionsTest, ContextLengthsThatOverflowOnceScaled) {
     EXPECT_EQ(parse_seq_lengths("4k," + item).error().message(),
               "--seq-lengths: \"" + item + "\" is not a context length (a positive integer, optionally with k or m)");
   }
+}
+
+// cu_seqlens_fuzzer: a .npy header with a negative shape, (-5,), which sized
+// the array as 2^64 - 5 elements (std::length_error thrown out of the library).
+TEST(FuzzRegressionsTest, NpyWithANegativeShape) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (-5,), }";
+  header.resize(118, ' ');
+  header += '\n';
+  const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header +
+                            std::string(40, '\0');
+  const Result<std::vector<std::int64_t>> parsed = parse_cu_seqlens_file("cu.npy", bytes);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message(), "cu.npy: bad shape (-5,)");
 }
 
 }  // namespace

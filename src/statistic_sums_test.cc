@@ -5,60 +5,13 @@
 #include <random>
 
 #include "length_moments.h"
+#include "statistic_brute_force.h"
 #include "trainflops/workload.h"
 
 namespace trainflops {
 namespace {
 
-// Independent counts: walk every query position of a document and the keys or
-// pools it sees, as the attention kernels do.
-Int128 brute_force(const Statistic& s, std::int64_t length) {
-  const std::int64_t k = s.topk, p = s.pool;
-  Int128 count = 0;
-  for (std::int64_t query = 1; query <= length; ++query) {
-    switch (s.kind) {
-      case StatisticKind::kTokens: ++count; break;
-      case StatisticKind::kCausalPairs:
-        for (std::int64_t key = 1; key <= query; ++key) ++count;
-        break;
-      case StatisticKind::kTopkPairs:
-        for (std::int64_t key = 1, selected = 0; key <= query && selected < k; ++key, ++selected) ++count;
-        break;
-      case StatisticKind::kCompletePoolPairs:
-        for (std::int64_t pool_end = p; pool_end <= query; pool_end += p) ++count;
-        break;
-      case StatisticKind::kPooledKeys:
-        // Counted once per key rather than per query: key `query` is pooled
-        // when its pool is complete within the document.
-        if ((query + p - 1) / p * p <= length) ++count;
-        break;
-      case StatisticKind::kWindowPairs:
-        for (std::int64_t key = query; key >= 1 && key > query - p; --key) ++count;
-        break;
-      case StatisticKind::kChunkedPairs:
-        for (std::int64_t key = (query - 1) / p * p + 1; key <= query; ++key) ++count;
-        break;
-      case StatisticKind::kCompressedEntries:
-        for (std::int64_t entry_end = p; entry_end <= query; entry_end += p) ++count;
-        break;
-      case StatisticKind::kSelectedCompressed: {
-        std::int64_t selected = 0;
-        for (std::int64_t entry_end = p; entry_end <= query && selected < k; entry_end += p) ++selected;
-        count += selected;
-        break;
-      }
-      case StatisticKind::kPooledAttendedPairs: {
-        std::int64_t selected = 0;
-        for (std::int64_t pool_end = p; pool_end <= query && selected < k / p; pool_end += p, ++selected) count += p;
-        if (s.tail) {
-          for (std::int64_t key = query / p * p + 1; key <= query; ++key) ++count;
-        }
-        break;
-      }
-    }
-  }
-  return count;
-}
+using testing_support::brute_force;
 
 std::vector<Statistic> every_kind() {
   return {kTokens,

@@ -81,7 +81,7 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
     return fail("cu_seqlens must be one-dimensional (shape (" + shape + "))");
   }
   auto count = parse_decimal(shape.substr(0, comma));
-  if (!count) return fail("bad shape (" + shape + ")");
+  if (!count || *count < 0) return fail("bad shape (" + shape + ")");
   const std::size_t data_start = header_start + header_length;
   const Int128 needed = *count * width;
   if (needed > static_cast<Int128>(bytes.size() - data_start)) {

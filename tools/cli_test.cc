@@ -1,46 +1,18 @@
 // The command line as a user runs it: a subprocess, its exit status, stdout
 // and stderr.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "cli_run.h"
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A directory of this test's own: ctest runs the tests in parallel.
-std::string scratch_dir() {
-  const std::string dir = testing::TempDir() + "trainflops_cli_" + std::to_string(getpid()) + "/";
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-// Runs `trainflops <arguments>` (a shell word list) with `input` on stdin.
-CliRun run(const std::string& arguments, const std::string& input = "") {
-  const std::string dir = scratch_dir();
-  std::ofstream(dir + "cli_in") << input;
-  const std::string command =
-      std::string(TRAINFLOPS_CLI) + " " + arguments + " < " + dir + "cli_in > " + dir + "cli_out 2> " + dir + "cli_err";
-  const int raw = std::system(command.c_str());
-  return CliRun{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir + "cli_out"), slurp(dir + "cli_err")};
-}
+using trainflops::cli_test::CliRun;
+using trainflops::cli_test::run;
+using trainflops::cli_test::scratch_dir;
 
 std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_DATA) + "/" + name; }
 

@@ -1,37 +1,16 @@
 // `trainflops mfu` as a user runs it: a subprocess, its exit status, stdout
 // and stderr.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "cli_run.h"
 
 namespace {
 
-struct MfuRun {
-  int status;
-  std::string out, err;
-};
+using trainflops::cli_test::CliRun;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-MfuRun run_mfu(const std::string& arguments) {
-  const std::string dir = testing::TempDir() + "trainflops_mfu_" + std::to_string(getpid()) + "/";
-  std::filesystem::create_directories(dir);
-  const std::string command =
-      std::string(TRAINFLOPS_CLI) + " mfu " + arguments + " > " + dir + "out 2> " + dir + "err < /dev/null";
-  const int raw = std::system(command.c_str());
-  return MfuRun{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir + "out"), slurp(dir + "err")};
-}
+CliRun run_mfu(const std::string& arguments) { return trainflops::cli_test::run("mfu " + arguments); }
 
 // Llama-3.1-8B-like: 32 layers, hidden 4096, on 8 sequences of 4096 tokens.
 const std::string kModel =
@@ -65,7 +44,7 @@ TEST(MfuCommandTest, PrintsThroughputAndUtilization) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.options);
-    const MfuRun result = run_mfu(c.options + " " + kModel);
+    const CliRun result = run_mfu(c.options + " " + kModel);
     ASSERT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(result.err, "");
     for (const std::string& line : c.lines) EXPECT_NE(result.out.find(line), std::string::npos) << line << result.out;
@@ -96,7 +75,7 @@ TEST(MfuCommandTest, BadInputExitsTwoWithAMessage) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.options);
-    const MfuRun result = run_mfu(c.options);
+    const CliRun result = run_mfu(c.options);
     EXPECT_EQ(result.status, 2);
     EXPECT_EQ(result.out, "");
     EXPECT_EQ(result.err, c.message);
@@ -104,7 +83,7 @@ TEST(MfuCommandTest, BadInputExitsTwoWithAMessage) {
 }
 
 TEST(MfuCommandTest, StepTimeAndGpuCountAreRequired) {
-  const MfuRun result = run_mfu("--gpu h100-sxm " + kModel);
+  const CliRun result = run_mfu("--gpu h100-sxm " + kModel);
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("--step-time is required"), std::string::npos) << result.err;
 }
