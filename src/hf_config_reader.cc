@@ -1,5 +1,7 @@
 #include "hf_config_reader.h"
 
+#include "trainflops/model.h"
+
 #include <limits>
 
 namespace trainflops::hf {
@@ -73,6 +75,14 @@ Result<std::int64_t> Fields::positive(std::string_view key) {
   const json* value = get(key);
   if (!value) return missing(key);
   return integer(key, *value, 1, "must be a positive integer");
+}
+
+Result<std::int64_t> Fields::layer_count(std::string_view key) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, positive(key));
+  if (layers > kMaxLayers) {
+    return invalid(key, layers, "must be at most " + std::to_string(kMaxLayers) + " (trainflops describes every layer)");
+  }
+  return layers;
 }
 
 Result<std::optional<std::int64_t>> Fields::optional_positive(std::string_view key) {

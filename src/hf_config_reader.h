@@ -42,6 +42,8 @@ class Fields {
   // Typed reads; each marks the key read. "Required" fields that are absent or
   // null fail with "<path> is missing: required for model_type \"<type>\"".
   Result<std::int64_t> positive(std::string_view key);
+  // A positive number of layers, at most kMaxLayers (model.h).
+  Result<std::int64_t> layer_count(std::string_view key);
   Result<std::optional<std::int64_t>> optional_positive(std::string_view key);
   Result<std::int64_t> non_negative(std::string_view key);
   Result<std::optional<std::int64_t>> optional_non_negative(std::string_view key);

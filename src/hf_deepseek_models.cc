@@ -145,7 +145,7 @@ Result<Model> import_deepseek(Fields& config, Notes&) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.positive("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention mla, mla_attention(config));
   std::optional<DsaIndexer> indexer;
   std::vector<bool> runs;
@@ -272,7 +272,7 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.positive("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
 
   CompressedSparseAttention attention;

@@ -20,7 +20,7 @@ Result<Base> read_base(Fields& config) {
   Base base;
   TRAINFLOPS_ASSIGN_OR_RETURN(base.hidden_size, config.positive("hidden_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(base.vocab_size, config.positive("vocab_size"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(base.layers, config.positive("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(base.layers, config.layer_count("num_hidden_layers"));
   return base;
 }
 
@@ -166,7 +166,7 @@ namespace {
 Result<Model> import_gemma3_text(Fields& text, Notes& notes) {
   Base base;
   TRAINFLOPS_ASSIGN_OR_RETURN(base.hidden_size, text.positive("hidden_size"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(base.layers, text.positive("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(base.layers, text.layer_count("num_hidden_layers"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> vocab, text.optional_positive("vocab_size"));
   // Gemma 3's release configs leave these out; Transformers fills them in.
   constexpr std::int64_t kGemma3Vocabulary = 262208, kGemma3SlidingWindowPattern = 6;
@@ -305,6 +305,9 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
   // last decoder layer is (as Megatron-LM builds Qwen3-Next's MTP).
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
                               config.optional_non_negative("mtp_num_hidden_layers"));
+  if (depths && *depths > kMaxLayers) {
+    return config.invalid("mtp_num_hidden_layers", *depths, "must be at most " + std::to_string(kMaxLayers));
+  }
 
   Model model = model_of(base);
   for (std::size_t i = 0; i < full.size(); ++i) {

@@ -439,6 +439,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   if (a.mtp_num_layers && *a.mtp_num_layers < 0) {
     return Error("mtp_num_layers = " + std::to_string(*a.mtp_num_layers) + ": must be >= 0");
   }
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("num_layers", num_layers));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("mtp_num_layers", a.mtp_num_layers.value_or(0)));
   const auto layers = static_cast<std::size_t>(num_layers);
   const auto depths = static_cast<std::size_t>(a.mtp_num_layers.value_or(0));
 

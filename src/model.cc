@@ -181,10 +181,20 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
   return Error("grad_mode = \"" + std::string(text) + "\": must be one of off, detached, sparse, full");
 }
 
+Status check_layer_count(const std::string& field, std::int64_t count) {
+  if (count <= kMaxLayers) return Ok{};
+  return Error(field + " = " + std::to_string(count) + ": must be at most " + std::to_string(kMaxLayers) +
+               " (trainflops describes every layer; published models have a few hundred)");
+}
+
 Status validate(const Model& model) {
   const Checker top("");
   TRAINFLOPS_RETURN_IF_ERROR(top.positive("hidden_size", model.hidden_size));
   TRAINFLOPS_RETURN_IF_ERROR(top.positive("vocab_size", model.vocab_size));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("layers", static_cast<std::int64_t>(model.layers.size())));
+  std::int64_t mtp_layers = 0;
+  for (const auto& depth : model.mtp_depths) mtp_layers += static_cast<std::int64_t>(depth.size());
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("the layers of mtp_depths", mtp_layers));
   TRAINFLOPS_RETURN_IF_ERROR(check_layers("layers", model.layers));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     TRAINFLOPS_RETURN_IF_ERROR(check_layers("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));

@@ -117,6 +117,12 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
        "--docs, --cu-seqlens FILE, or --total-real-tokens with --seqlen-squared-sum\n"},
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 0",
        "trainflops: num_layers = 0: must be a positive integer\n"},
+      {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 20000000",
+       "trainflops: num_layers = 20000000: must be at most 100000 (trainflops describes every layer; published "
+       "models have a few hundred)\n"},
+      {"count --megatron -- " + tiny + " --global-batch-size 1 --mtp-num-layers 100001",
+       "trainflops: mtp_num_layers = 100001: must be at most 100000 (trainflops describes every layer; published "
+       "models have a few hundred)\n"},
       {"count --megatron --mode exact -- " + tiny + " --global-batch-size 1",
        "trainflops: mode = \"exact\": must be one of megatron, model, executed\n"},
       {"count --megatron --docs 5,x -- " + tiny,

@@ -168,6 +168,16 @@ struct Layer {
 // attention output gate; the exact modes count both on either path.
 enum class MegatronPath { kStandard, kHybrid };
 
+// The most decoder layers a model may have, and the most layers in all its
+// MTP depths: each layer is described and counted one by one, and published
+// models have a few hundred, so a larger number is a mistake in the input
+// (and would take minutes and gigabytes to build).
+inline constexpr std::int64_t kMaxLayers = 100000;
+
+// "num_layers = 20000000: must be at most 100000 (kMaxLayers: ...)"; Ok when
+// `count` is within the limit.
+Status check_layer_count(const std::string& field, std::int64_t count);
+
 struct Model {
   std::string name;  // optional, for reports
   std::int64_t hidden_size = 0;
