@@ -1,8 +1,8 @@
 #include "hf_config_reader.h"
 
-#include "trainflops/model.h"
-
 #include <limits>
+
+#include "trainflops/model.h"
 
 namespace trainflops::hf {
 

@@ -258,8 +258,9 @@ Result<std::vector<Layer>> read_layers(const json& list, const std::string& path
       return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
     }
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
-    if (repeat && (*repeat < 1 || *repeat > 1'000'000)) {
-      return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be between 1 and 1000000");
+    if (repeat && (*repeat < 1 || *repeat > kMaxLayers)) {
+      return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be between 1 and " +
+                   std::to_string(kMaxLayers));
     }
     TRAINFLOPS_RETURN_IF_ERROR(r.finish());
     layers.insert(layers.end(), static_cast<std::size_t>(repeat.value_or(1)), layer);

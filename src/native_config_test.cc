@@ -105,7 +105,7 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeats": 2}]})",
        "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, repeat)"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})",
-       "layers[0].repeat = 0: must be between 1 and 1000000"},
+       "layers[0].repeat = 0: must be between 1 and 100000"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",
        "extra: unknown key (this object takes channel_mixers, hidden_size, layers, megatron_path, megatron_seq_length, "
