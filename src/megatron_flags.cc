@@ -450,6 +450,12 @@ std::optional<std::string> likely_intended(std::string_view unknown) {
   std::size_t nearest_distance = (name_length > 8 ? 2 : 1) + 1;
   std::optional<std::string> nearest;
   const auto consider = [&](std::string_view candidate) {
+    // The distance is at least the difference in length: most candidates are
+    // out of reach without aligning them (a long garbled flag met each of the
+    // known flags' full alignment before).
+    const std::size_t length_gap =
+        unknown.size() > candidate.size() ? unknown.size() - candidate.size() : candidate.size() - unknown.size();
+    if (length_gap >= nearest_distance) return;
     const std::size_t distance = edit_distance(unknown, candidate);
     if (distance < nearest_distance) {
       nearest_distance = distance;
