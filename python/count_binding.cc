@@ -48,10 +48,10 @@ Workload workload_from(const PyModel& model, py::handle batch_size, py::handle s
 
 Report count(py::handle model_spec, const std::string& mode_text, const std::string& recompute_text,
              py::handle batch_size, py::handle seq_length, py::handle docs, py::handle cu_seqlens,
-             py::handle total_real_tokens, py::handle seqlen_squared_sum) {
+             py::handle total_real_tokens, py::handle seqlen_squared_sum, py::handle grad_mode) {
   const Mode mode = value_or_throw(parse_mode(mode_text));
   const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
-  const std::shared_ptr<PyModel> model = load_model(model_spec);
+  const std::shared_ptr<PyModel> model = with_dsa_indexer_grad_mode(load_model(model_spec), grad_mode);
   const Workload workload =
       workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
   return value_or_throw(trainflops::count(model->model, workload, mode, recompute));
@@ -64,21 +64,33 @@ Report count(py::handle model_spec, const std::string& mode_text, const std::str
 double megatron_flops(py::handle args, py::handle batch_size, py::handle seqlen_squared_sum,
                       py::handle total_real_tokens) {
   const std::shared_ptr<PyModel> model = load_model(args);
-  const std::int64_t batch = int64_from(batch_size, "batch_size");
-  if (!model->seq_length)
-    throw ErrorException("args.seq_length is missing: Megatron-LM counts batch_size x seq_length");
-  Workload workload = Bshd{batch, *model->seq_length};
-  if (!seqlen_squared_sum.is_none() || !total_real_tokens.is_none()) {
-    // What the BSHD batch would give: batch_size * seq_length^power.
-    const auto bshd_sum = [&](int power) {
-      std::optional<Int128> sum = batch;
-      for (int i = 0; i < power && sum; ++i) sum = checked_mul(*sum, *model->seq_length);
-      if (!sum) throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
-      return *sum;
-    };
-    workload = SequenceAggregates{
-        total_real_tokens.is_none() ? bshd_sum(1) : int128_from(total_real_tokens, "total_real_tokens_in_batch"),
-        seqlen_squared_sum.is_none() ? bshd_sum(2) : int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
+  Workload workload;
+  if (!seqlen_squared_sum.is_none() && !total_real_tokens.is_none()) {
+    // Both aggregates describe the batch: batch_size is not read (it may be None).
+    workload = SequenceAggregates{int128_from(total_real_tokens, "total_real_tokens_in_batch"),
+                                  int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
+  } else {
+    if (batch_size.is_none()) {
+      throw ErrorException(
+          "batch_size = None: give the batch size, or both seqlen_squared_sum_in_batch and "
+          "total_real_tokens_in_batch");
+    }
+    const std::int64_t batch = int64_from(batch_size, "batch_size");
+    if (!model->seq_length)
+      throw ErrorException("args.seq_length is missing: Megatron-LM counts batch_size x seq_length");
+    workload = Bshd{batch, *model->seq_length};
+    if (!seqlen_squared_sum.is_none() || !total_real_tokens.is_none()) {
+      // The aggregate left None takes what the BSHD batch would give: batch_size * seq_length^power.
+      const auto bshd_sum = [&](int power) {
+        std::optional<Int128> sum = batch;
+        for (int i = 0; i < power && sum; ++i) sum = checked_mul(*sum, *model->seq_length);
+        if (!sum) throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
+        return *sum;
+      };
+      workload = SequenceAggregates{
+          total_real_tokens.is_none() ? bshd_sum(1) : int128_from(total_real_tokens, "total_real_tokens_in_batch"),
+          seqlen_squared_sum.is_none() ? bshd_sum(2) : int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
+    }
   }
   return value_or_throw(model->counter(Mode::kMegatron).total(workload)).value;
 }
@@ -144,7 +156,7 @@ modes). str(report) is the table `trainflops count` prints.)")
 
   module.def("count", &count, py::arg("model"), py::arg("mode"), py::arg("recompute"), py::arg("batch_size"),
              py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"), py::arg("total_real_tokens"),
-             py::arg("seqlen_squared_sum"), "See trainflops.count.");
+             py::arg("seqlen_squared_sum"), py::arg("dsa_indexer_grad_mode"), "See trainflops.count.");
   module.def("megatron_flops", &megatron_flops, py::arg("args"), py::arg("batch_size"),
              py::arg("seqlen_squared_sum_in_batch"), py::arg("total_real_tokens_in_batch"),
              "See trainflops.megatron.num_floating_point_operations.");

@@ -209,6 +209,23 @@ std::shared_ptr<PyModel> load_model(py::handle spec) {
   throw ErrorException("model = " + python_repr(spec) + kAcceptedModels);
 }
 
+std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> model, py::handle grad_mode) {
+  if (grad_mode.is_none()) return model;
+  if (!py::isinstance<py::str>(grad_mode)) {
+    throw ErrorException("dsa_indexer_grad_mode = " + python_repr(grad_mode) + ": must be a str or None");
+  }
+  Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode.cast<std::string>());
+  if (!mode.ok()) throw ErrorException("dsa_indexer_" + mode.error().message());
+  auto copy = std::make_shared<PyModel>();
+  copy->model = model->model;
+  copy->seq_length = model->seq_length;
+  copy->global_batch_size = model->global_batch_size;
+  copy->ignored = model->ignored;
+  value_or_throw(set_dsa_indexer_grad_mode(copy->model, mode.value()));
+  value_or_throw(validate(copy->model));
+  return copy;
+}
+
 void bind_model(py::module_& module) {
   py::class_<PyModel, std::shared_ptr<PyModel>>(module, "Model", R"(A validated model description.
 
@@ -217,8 +234,14 @@ argparse.Namespace or a dict), Megatron-LM flags (a list of strings), a
 trainflops config (a dict with "layers"), or the path of a JSON file holding
 arguments or a config. Passing a Model to count(), SeqStats() or
 megatron.num_floating_point_operations() skips parsing and reuses the
-counters it has built.)")
-      .def(py::init([](py::handle spec) { return load_model(spec); }), py::arg("spec"))
+counters it has built.
+
+dsa_indexer_grad_mode ("off", "detached", "sparse" or "full") sets how every
+DSA indexer trains, overriding what the source says.)")
+      .def(py::init([](py::handle spec, py::handle grad_mode) {
+             return with_dsa_indexer_grad_mode(load_model(spec), grad_mode);
+           }),
+           py::arg("spec"), py::kw_only(), py::arg("dsa_indexer_grad_mode") = py::none())
       .def_property_readonly(
           "summary", [](const PyModel& self) { return summarize(self.model); },
           "One line: layers by kind, hidden size, vocabulary.")

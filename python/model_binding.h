@@ -40,6 +40,10 @@ struct PyModel {
 //    as attributes (getattr only; a missing attribute is None).
 std::shared_ptr<PyModel> load_model(py::handle spec);
 
+// `model` as it is when `grad_mode` is None, else a copy whose DSA indexers
+// all train that way ("off", "detached", "sparse", "full").
+std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> model, py::handle grad_mode);
+
 void bind_model(py::module_& module);
 
 }  // namespace trainflops::python

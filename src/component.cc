@@ -9,6 +9,7 @@ std::string_view component_name(Component component) {
     case Component::kDsaCoreAttention: return "dsa_core_attention";
     case Component::kIndexerProjections: return "indexer_projections";
     case Component::kIndexerScoring: return "indexer_scoring";
+    case Component::kIndexerTeacher: return "indexer_teacher";
     case Component::kKpoolGate: return "kpool_gate";
     case Component::kKpoolPooling: return "kpool_pooling";
     case Component::kKvCompressor: return "kv_compressor";

@@ -3,8 +3,9 @@
 // layer, read straight from Megatron-LM arguments (its own numbering of layers
 // for index sharing, its own grad-mode rules) with no closed form and no
 // library code but the JSON parser. The library must agree exactly on random
-// models and documents: standard and hybrid paths, KPool 1/2/4/8 with the tail
-// on and off, sharing settings, MTP depths, patterns with `[ ]` and `|`.
+// models and documents, in model and executed modes: standard and hybrid
+// paths, KPool 1/2/4/8 with the tail on and off, sharing settings, MTP depths,
+// patterns with `[ ]` and `|`.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@ Int128 get(const json& a, const char* key, Int128 otherwise = 0) {
 
 struct BruteForce {
   const json& a;
+  bool executed = false;  // what the kernels run, instead of model FLOPs
   Int128 h = get(a, "hidden_size"), n = get(a, "num_attention_heads");
   Int128 qk = get(a, "qk_head_dim"), rope = get(a, "qk_pos_emb_head_dim"), v = get(a, "v_head_dim");
   Int128 q_lora = get(a, "q_lora_rank"), kv_lora = get(a, "kv_lora_rank");
@@ -54,19 +56,25 @@ struct BruteForce {
   // GEMMs of the MLA projections, in multiply-adds per token.
   Int128 mla_projection_fmas() const {
     Int128 fmas = 0;
+    const Int128 norm = executed ? 0 : 1;  // a norm is no product; Megatron-LM counts it
     if (q_lora > 0) {
       fmas += h * q_lora;                // down projection
-      fmas += q_lora;                    // its norm, as Megatron-LM counts it
+      fmas += norm * q_lora;             // its norm
       fmas += q_lora * n * (qk + rope);  // up projection
     } else {
       fmas += h * n * (qk + rope);
     }
-    fmas += h * (kv_lora + rope) + kv_lora + kv_lora * n * (qk + v);
+    fmas += h * (kv_lora + rope) + norm * kv_lora + kv_lora * n * (qk + v);
     fmas += n * v * h;
     return fmas;
   }
 
   Int128 pair_fmas() const { return n * (qk + rope) + n * v; }
+  // Scores against the cached latent and its rotary key, values in the latent.
+  Int128 absorbed_pair_fmas() const { return n * (kv_lora + rope) + n * kv_lora; }
+  // An indexer's (query, key) or (query, pool) score: the heads' dot
+  // products, and when executed their weighted sum.
+  Int128 scoring_fmas() const { return nh * hd + (executed ? nh : 0); }
 
   // One layer at query position `i` of a document of `length` tokens.
   Int128 layer_at(char symbol, Int128 number, Int128 i, Int128 length) const {
@@ -91,14 +99,14 @@ struct BruteForce {
             for (Int128 key = complete * p + 1; key <= i; ++key) ++attended;
           }
         }
-        flops += 3 * 2 * pair_fmas() * attended;
+        flops += 3 * 2 * (executed ? absorbed_pair_fmas() : pair_fmas()) * attended;
         if (!runs_indexer(number)) return flops;
         const Int128 q_input = q_lora > 0 ? q_lora : h;
         const Int128 projection = q_input * nh * hd + h * hd + h * nh;
         const std::string mode = grad_mode();
         if (p > 1) {
           flops += 2 * (projection + h * hd);  // + the gate, forward only
-          for (Int128 pool_end = p; pool_end <= i; pool_end += p) flops += 2 * nh * hd;
+          for (Int128 pool_end = p; pool_end <= i; pool_end += p) flops += 2 * scoring_fmas();
           // The pooling of the document's complete pools, charged once at its last token.
           if (i == length) {
             for (Int128 pool_end = p; pool_end <= length; pool_end += p) {
@@ -110,17 +118,22 @@ struct BruteForce {
         const int projection_runs = mode == "off" ? 1 : mode == "full" ? 3 : 2;
         flops += projection_runs * 2 * projection;
         for (Int128 key = 1; key <= i; ++key) {
-          flops += 2 * nh * hd;  // forward scoring of every causal pair
+          flops += 2 * scoring_fmas();  // forward scoring of every causal pair
           const bool selected = i - key < k;
-          if (mode == "detached" || mode == "full" || (mode == "sparse" && selected)) flops += 2 * 2 * nh * hd;
+          const bool trained = mode == "detached" || mode == "full" || (mode == "sparse" && selected);
+          if (trained) flops += 2 * 2 * scoring_fmas();
+          // The KL loss's target: the main attention's logits over the same
+          // pairs as the loss, computed forward only.
+          if (executed && trained) flops += 2 * n * (kv_lora + rope);
         }
         return flops;
       }
       case '-': return 3 * 2 * ffx * h * get(a, "ffn_hidden_size");
       case 'E': {
         const Int128 expert = a["moe_ffn_hidden_size"].is_null() ? get(a, "ffn_hidden_size") : get(a, "moe_ffn_hidden_size");
+        const Int128 router = executed ? h * get(a, "num_experts") : 0;
         return 3 * 2 * (ffx * h * expert * get(a, "moe_router_topk") +
-                        ffx * h * get(a, "moe_shared_expert_intermediate_size"));
+                        ffx * h * get(a, "moe_shared_expert_intermediate_size") + router);
       }
       case 'M': {
         const Int128 d = 2 * h, state = get(a, "mamba_state_dim"), groups = get(a, "mamba_num_groups");
@@ -179,7 +192,7 @@ struct BruteForce {
       for (Int128 i = 1; i <= length; ++i) {
         for (const auto& [symbol, number] : all) total += layer_at(symbol, number, i, length);
         total += 3 * 2 * h * vocab * (1 + depths);      // logits, every head
-        total += 3 * 2 * depths * (2 * h * h + 3 * h);  // MTP projections and norms
+        total += 3 * 2 * depths * (2 * h * h + (executed ? 0 : 3 * h));  // MTP projections (and norms)
       }
     }
     return total;
@@ -296,6 +309,21 @@ TEST(DsaBruteForceTest, ModelModeMatchesPerQueryLoopsOnRandomModels) {
   }
 }
 
+TEST(DsaBruteForceTest, ExecutedModeMatchesPerQueryLoopsOnRandomModels) {
+  RandomArgs random(271828);
+  for (int trial = 0; trial < 300; ++trial) {
+    const json args = random.dsa_args();
+    const std::vector<std::int64_t> docs = random.docs();
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + args.dump());
+    const json record = {{"args", args}, {"mode", "executed"}, {"docs", docs}};
+    const Result<CountRequest> request = parse_count_request(record.dump());
+    ASSERT_TRUE(request.ok()) << request.error().message();
+    const Result<Report> report = count(request.value().model, request.value().workload, Mode::kExecuted);
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(BruteForce{args, true}.count(docs)));
+  }
+}
+
 json glm_like_args() {
   return {{"num_layers", 4},
           {"hidden_size", 64},
@@ -330,8 +358,7 @@ Int128 component(const Report& report, Component wanted) {
 }
 
 // Documents no longer than top-k: every query attends all its keys, so DSA's
-// core attention equals dense attention's, in model mode and in megatron mode
-// (where the mean length does not exceed k).
+// core attention equals dense attention's in model mode.
 TEST(DsaDegenerateTest, DocumentsShorterThanTopkAttendLikeDenseAttention) {
   json dense = glm_like_args();
   dense["experimental_attention_variant"] = nullptr;
@@ -340,8 +367,60 @@ TEST(DsaDegenerateTest, DocumentsShorterThanTopkAttendLikeDenseAttention) {
     const Report dense_report = count_args(dense, docs);
     EXPECT_EQ(to_decimal(component(sparse_report, Component::kDsaCoreAttention)),
               to_decimal(component(dense_report, Component::kCoreAttention)));
-    EXPECT_EQ(count_args(glm_like_args(), docs, Mode::kMegatron).components[1].flops.value,
-              count_args(dense, docs, Mode::kMegatron).components[1].flops.value);
+  }
+}
+
+// Megatron-LM's sparse scale for a mean length m = S2 / T within top-k has no
+// shortcut to 1: with e = floor(m) it is e (1 - e / (2m)) / (m / 2), which is
+// 1 only for a whole m. Its core attention is absorbed MLA: per pair
+// n (kv_lora_rank + rope) + n kv_lora_rank = 2 (8 + 4) + 2 * 8 = 40 FMAs.
+TEST(DsaDegenerateTest, MegatronScaleWithinTopkIsOneOnlyForAWholeMeanLength) {
+  struct Case {
+    std::vector<std::int64_t> docs;
+    double scale;
+  };
+  const double m = 266.0 / 20;  // {16, 3, 1}: S2 = 256 + 9 + 1, T = 20
+  for (const Case& c : {Case{{7, 7}, 1.0}, Case{{1}, 1.0}, Case{{16, 3, 1}, 13 * (1 - 13 / (2 * m)) / (m / 2)}}) {
+    double squares = 0;
+    for (std::int64_t length : c.docs) squares += static_cast<double>(length * length);
+    const Report report = count_args(glm_like_args(), c.docs, Mode::kMegatron);
+    const double core = report.components[1].flops.value;
+    ASSERT_EQ(report.components[1].component, Component::kDsaCoreAttention);
+    EXPECT_NEAR(core, 4 * 3 * 2 * 40 * squares / 2 * c.scale, 1e-9 * core);
+  }
+  EXPECT_NEAR(13 * (1 - 13 / (2 * m)) / (m / 2), 1 - 0.3 * 0.3 / (m * m), 1e-15);
+}
+
+// The indexer's KL teacher in executed mode, by per-query loops: the main
+// attention's logits, n (kv_lora_rank + rope) = 2 (8 + 4) FMAs per pair,
+// forward only, on each layer that runs an indexer, over every causal key
+// (dense KL: detached, full) or the k nearest (sparse KL); none without a loss.
+TEST(DsaTeacherTest, PerQueryLoopsForEveryGradMode) {
+  const std::vector<std::int64_t> docs = {40, 3, 17};
+  for (const char* mode : {"off", "detached", "sparse", "full"}) {
+    for (std::int64_t freq : {1, 3}) {
+      json args = glm_like_args();
+      args["dsa_indexer_grad_mode"] = mode;
+      args["dsa_indexer_topk_freq"] = freq;
+      args["mtp_num_layers"] = 1;
+      SCOPED_TRACE(std::string(mode) + ", topk_freq " + std::to_string(freq));
+      Int128 running = 0;  // layers running an indexer: 1..4 of the decoder, then the MTP layer (numbered 1)
+      for (std::int64_t number : {1, 2, 3, 4, 1}) running += (number - 1) % freq == 0;
+      Int128 pairs = 0;
+      for (std::int64_t length : docs) {
+        for (std::int64_t i = 1; i <= length; ++i) {
+          for (std::int64_t key = 1; key <= i; ++key) {
+            const bool selected = i - key < 16;
+            pairs += std::string(mode) == "detached" || std::string(mode) == "full" ||
+                     (std::string(mode) == "sparse" && selected);
+          }
+        }
+      }
+      const Report executed = count_args(args, docs, Mode::kExecuted);
+      EXPECT_EQ(to_decimal(component(executed, Component::kIndexerTeacher)),
+                to_decimal(running * 2 * (2 * (8 + 4)) * pairs));
+      EXPECT_EQ(component(count_args(args, docs, Mode::kModel), Component::kIndexerTeacher), 0);
+    }
   }
 }
 

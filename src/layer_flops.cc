@@ -1,5 +1,7 @@
 #include "trainflops/layer_flops.h"
 
+#include <optional>
+
 namespace trainflops {
 namespace {
 
@@ -22,6 +24,35 @@ Statistic attended_pairs(const GqaAttention& a, Convention convention) {
   if (a.window) return window_pairs(*a.window);
   if (a.chunk) return chunked_pairs(*a.chunk);
   return kCausalPairs;
+}
+
+// Absorbed MLA: queries meet the cached latent (kv_lora_rank) and the rotary
+// key part, and the values stay in the latent space; the absorption matrices
+// cost per token what the key/value up-projection would.
+Int128 absorbed_mla_pair_fmas(const MlaAttention& a) {
+  const Int128 n = a.num_heads, latent = a.kv_lora_rank;
+  return n * (latent + a.qk_pos_emb_head_dim) + n * latent;
+}
+
+// The KL loss's target is the main attention's distribution over the keys the
+// indexer is trained on, so its logits are computed (forward only, in the
+// absorbed form) over every causal pair for a dense loss, or over the top-k
+// pairs for a sparse one. An untrained indexer has no loss and no teacher.
+std::optional<Term> indexer_teacher_term(const DsaAttention& a) {
+  const DsaIndexer& indexer = a.indexer;
+  const Int128 logits = Int128{a.mla.num_heads} * (a.mla.kv_lora_rank + a.mla.qk_pos_emb_head_dim);
+  const Term dense{Component::kIndexerTeacher, kCausalPairs, kFlopsPerFma * logits, 1, kForwardOnly};
+  switch (indexer.grad_mode) {
+    case DsaIndexer::GradMode::kOff: return std::nullopt;
+    case DsaIndexer::GradMode::kDetached:
+    case DsaIndexer::GradMode::kFull: return dense;
+    case DsaIndexer::GradMode::kSparse: {
+      Term sparse = dense;
+      sparse.per = topk_pairs(indexer.topk);
+      return sparse;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -71,19 +102,18 @@ Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size, Conve
   Terms terms = mla_attention_terms(a.mla, hidden_size, convention);
   Term& core = terms[1];
   core.component = Component::kDsaCoreAttention;
-  if (convention == Convention::kExecuted) {
-    // Absorbed MLA: queries meet the cached latent (kv_lora_rank) and rotary
-    // key parts, and the values stay in the latent space; the absorption
-    // matrices cost per token what the key/value up-projection would.
-    const Int128 n = a.mla.num_heads, latent = a.mla.kv_lora_rank;
-    core.forward_flops = kFlopsPerFma * (n * (latent + a.mla.qk_pos_emb_head_dim) + n * latent);
-  }
+  // Model FLOPs keep the expanded (up-projected) form that dense MLA is
+  // counted in; Megatron-LM since its DSA fix and the kernels use the absorbed one.
+  if (convention != Convention::kModel) core.forward_flops = kFlopsPerFma * absorbed_mla_pair_fmas(a.mla);
   const DsaIndexer& indexer = a.indexer;
   core.per = indexer.pool_size > 1 ? pooled_attended_pairs(indexer.topk, indexer.pool_size, indexer.pool_tail)
                                    : topk_pairs(indexer.topk);
   if (a.runs_indexer) {
     Terms indexer_terms = dsa_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank, convention);
     terms.insert(terms.end(), indexer_terms.begin(), indexer_terms.end());
+    if (convention == Convention::kExecuted) {
+      if (auto teacher = indexer_teacher_term(a)) terms.push_back(*teacher);
+    }
   }
   return terms;
 }

@@ -138,7 +138,7 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
     return DsaIndexer{3, 4, 8, mode, pool, true};
   };
   constexpr auto kDsaCore = Component::kDsaCoreAttention, kIdxProj = Component::kIndexerProjections,
-                 kScore = Component::kIndexerScoring;
+                 kScore = Component::kIndexerScoring, kTeacher = Component::kIndexerTeacher;
   // Indexer projections: q LoRA 4 x (3 x 4) + h x 4 + h x 3 = 48 + 64 + 48 = 160 FMAs per token;
   // scoring 3 x 4 = 12 FMAs per pair.
   const std::vector<Case> cases = {
@@ -184,14 +184,53 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kScore, complete_pool_pairs(2), 24, 1, true},
         {Component::kKpoolPooling, pooled_keys(2), 8, 1, true}}},
       // Executed: absorbed core n(kv_lora + rope) + n kv_lora = 2 x 5 + 2 x 3 = 16 FMAs per pair;
-      // head weighting adds 3 FMAs per scored pair; no LoRA norms (458 FMAs of projections).
-      {"executed",
+      // head weighting adds 3 FMAs per scored pair; no LoRA norms (458 FMAs of projections);
+      // the KL teacher's logits, n(kv_lora + rope) = 10 FMAs per pair of the loss, forward only.
+      {"executed sparse",
        dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16, Convention::kExecuted),
        {{kProj, kTokens, 916, 3, true},
         {kDsaCore, topk_pairs(8), 32, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
         {kScore, kCausalPairs, 30, 1, true},
-        {kScore, topk_pairs(8), 30, 2, false}}},
+        {kScore, topk_pairs(8), 30, 2, false},
+        {kTeacher, topk_pairs(8), 20, 1, true}}},
+      {"executed detached",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16,
+                           Convention::kExecuted),
+       {{kProj, kTokens, 916, 3, true},
+        {kDsaCore, topk_pairs(8), 32, 3, true},
+        {kIdxProj, kTokens, 320, 2, true},
+        {kScore, kCausalPairs, 30, 1, true},
+        {kScore, kCausalPairs, 30, 2, false},
+        {kTeacher, kCausalPairs, 20, 1, true}}},
+      // No loss, no teacher; a sharing layer computes no loss either.
+      {"executed off",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16, Convention::kExecuted),
+       {{kProj, kTokens, 916, 3, true},
+        {kDsaCore, topk_pairs(8), 32, 3, true},
+        {kIdxProj, kTokens, 320, 1, true},
+        {kScore, kCausalPairs, 30, 1, true}}},
+      {"executed shared",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16, Convention::kExecuted),
+       {{kProj, kTokens, 916, 3, true}, {kDsaCore, topk_pairs(8), 32, 3, true}}},
+      // Megatron-LM since its DSA fix: the absorbed core, with its norm terms, without head weighting or teacher.
+      {"megatron",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16,
+                           Convention::kMegatronStandard),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, topk_pairs(8), 32, 3, true},
+        {kIdxProj, kTokens, 320, 2, true},
+        {kScore, kCausalPairs, 24, 1, true},
+        {kScore, kCausalPairs, 24, 2, false}}},
+      {"megatron hybrid",
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff, 2), true}, 16,
+                           Convention::kMegatronHybrid),
+       {{kProj, kTokens, 930, 3, true},
+        {kDsaCore, pooled_attended_pairs(8, 2, true), 32, 3, true},
+        {kIdxProj, kTokens, 320, 1, true},
+        {Component::kKpoolGate, kTokens, 128, 1, true},
+        {kScore, complete_pool_pairs(2), 24, 1, true},
+        {Component::kKpoolPooling, pooled_keys(2), 8, 1, true}}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

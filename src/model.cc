@@ -181,6 +181,25 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
   return Error("grad_mode = \"" + std::string(text) + "\": must be one of off, detached, sparse, full");
 }
 
+Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode) {
+  bool any = false;
+  const auto set = [&](std::vector<Layer>& layers) {
+    for (Layer& layer : layers) {
+      DsaAttention* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
+      if (!dsa) continue;
+      dsa->indexer.grad_mode = mode;
+      any = true;
+    }
+  };
+  set(model.layers);
+  for (std::vector<Layer>& depth : model.mtp_depths) set(depth);
+  if (!any) {
+    return Error("dsa_indexer_grad_mode = \"" + std::string(grad_mode_name(mode)) +
+                 "\": the model has no DSA layer, so no indexer to train");
+  }
+  return Ok{};
+}
+
 Status check_layer_count(const std::string& field, std::int64_t count) {
   if (count <= kMaxLayers) return Ok{};
   return Error(field + " = " + std::to_string(count) + ": must be at most " + std::to_string(kMaxLayers) +

@@ -178,7 +178,7 @@ TEST(ParametersTest, ExecutedFlopsAreSixTimesActiveParameters) {
     Int128 products = *report.total.exact;
     for (const ComponentFlops& part : report.components) {
       if (part.component == Component::kCoreAttention || part.component == Component::kDsaCoreAttention ||
-          part.component == Component::kIndexerScoring) {
+          part.component == Component::kIndexerScoring || part.component == Component::kIndexerTeacher) {
         products -= *part.flops.exact;
       }
     }

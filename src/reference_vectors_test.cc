@@ -54,8 +54,8 @@ TEST_P(ReferenceVectorsTest, EveryRecordMatches) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, ReferenceVectorsTest,
-                         testing::Values(VectorFile{"megatron_main.jsonl", 600}, VectorFile{"dsa.jsonl", 300},
-                                         VectorFile{"dsv4.jsonl", 100}),
+                         testing::Values(VectorFile{"megatron_main.jsonl", 600}, VectorFile{"megatron_dsa.jsonl", 200},
+                                         VectorFile{"dsa.jsonl", 300}, VectorFile{"dsv4.jsonl", 100}),
                          [](const auto& info) {
                            std::string name = info.param.name;
                            return name.substr(0, name.find('.'));

@@ -84,8 +84,10 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kTokens: return total_tokens;
     case StatisticKind::kCausalPairs: return squared_sum / 2;
     case StatisticKind::kTopkPairs: {
-      const double k = static_cast<double>(s.topk);
-      const double scale = mean <= k ? 1.0 : k * (1 - k / (2 * mean)) / (mean / 2);
+      // Megatron-LM's sparse scale has no shortcut for a mean at or below
+      // k: a fractional mean m then charges 1 - frac(m)^2 / m^2 of the pairs.
+      const double attended = std::min(static_cast<double>(s.topk), std::floor(mean));
+      const double scale = attended * (1 - attended / (2 * mean)) / (mean / 2);
       return squared_sum / 2 * scale;
     }
     case StatisticKind::kWindowPairs: return total_tokens * static_cast<double>(s.pool);

@@ -76,9 +76,13 @@ TEST(StatisticTest, MegatronEstimates) {
   const MegatronAggregates batch{8, 34, std::nullopt};
   EXPECT_EQ(megatron_estimate(kTokens, batch), 8);
   EXPECT_EQ(megatron_estimate(kCausalPairs, batch), 17);  // exact would be 6 + 15 = 21 = 17 + T/2
-  EXPECT_EQ(megatron_estimate(topk_pairs(5), batch), 17);  // m <= k: every pair
-  // m > k: s = k (1 - k/(2m)) / (m/2) = 2 (1 - 2/8.5) / 2.125.
+  // s = e (1 - e/(2m)) / (m/2), e = min(k, floor(m)). m <= k: e = 4, and s = 1 - 0.25^2 / 4.25^2, not 1.
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(5), batch), 17 * (4 * (1 - 4 / 8.5) / 2.125));
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(5), batch), 17 * (1 - 0.0625 / (4.25 * 4.25)));
+  // m > k: e = k, s = 2 (1 - 2/8.5) / 2.125.
   EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(2), batch), 17 * (2 * (1 - 2 / 8.5) / 2.125));
+  // A whole mean within k: every pair (documents 4 and 4: T = 8, S2 = 32, m = 4).
+  EXPECT_EQ(megatron_estimate(topk_pairs(5), {8, 32, std::nullopt}), 16);
   // DeepSeek-V4's estimates: a full window per token, S2/(2r) compressed
   // entries, and selected entries from the configured seq_length.
   EXPECT_EQ(megatron_estimate(window_pairs(128), batch), 8 * 128);

@@ -25,7 +25,7 @@ struct Group {
 const std::vector<Group>& groups() {
   static const std::vector<Group> all = {
       {"core attn", {Component::kCoreAttention, Component::kDsaCoreAttention}},
-      {"indexer", {Component::kIndexerProjections, Component::kIndexerScoring, Component::kKpoolGate,
+      {"indexer", {Component::kIndexerProjections, Component::kIndexerScoring, Component::kIndexerTeacher, Component::kKpoolGate,
                    Component::kKpoolPooling}},
       {"attn proj", {Component::kAttentionProjections}},
       {"mlp+moe", {Component::kMlp, Component::kMoeRouted, Component::kMoeShared}},

@@ -77,6 +77,9 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--config", options.config_file, "trainflops model config (JSON, docs/config-format.md)");
   command.add_option("--hf", options.hf_file, "Hugging Face config.json (docs/hf-import.md)");
   command.add_flag("--megatron", options.megatron, "Read the model from Megatron-LM flags given after --");
+  command.add_option("--dsa-indexer-grad-mode", options.dsa_indexer_grad_mode,
+                     "How every DSA indexer trains, whatever the model source: off, detached (dense KL loss), "
+                     "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
   command.add_option("megatron_flags", options.megatron_flags, "Megatron-LM flags (after --)");
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
 }
@@ -84,6 +87,13 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
 Result<ModelSource> load_model(const ModelOptions& options) {
   Result<ModelSource> source = load(options);
   if (!source.ok()) return source;
+  if (!options.dsa_indexer_grad_mode.empty()) {
+    Result<DsaIndexer::GradMode> mode = parse_grad_mode(options.dsa_indexer_grad_mode);
+    if (!mode.ok()) {  // "grad_mode = ...", named as the option is spelt
+      return Error("--dsa-indexer-grad-mode" + mode.error().message().substr(std::string_view("grad_mode").size()));
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(set_dsa_indexer_grad_mode(source.value().model, mode.value()));
+  }
   for (const std::string& assumed : source.value().assumed) std::cerr << "trainflops: assumed " << assumed << "\n";
   if (options.verbose) {
     for (const std::string& ignored : source.value().ignored) {

@@ -18,11 +18,12 @@ struct ModelOptions {
   std::string preset, args_file, config_file, hf_file;
   bool megatron = false;
   std::vector<std::string> megatron_flags;  // the words after --
+  std::string dsa_indexer_grad_mode;        // empty: as the source says
   bool verbose = false;
 };
 
-// Adds --preset, --args, --config, --hf, --megatron (with the words after --)
-// and --verbose.
+// Adds --preset, --args, --config, --hf, --megatron (with the words after --),
+// --dsa-indexer-grad-mode and --verbose.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
 // The model, and what its source says about the workload.
@@ -33,8 +34,8 @@ struct ModelSource {
   std::vector<std::string> assumed;  // values the source leaves out, filled in (HfImport::assumed)
 };
 
-// Loads the model; lists the assumed values on stderr, and with --verbose the
-// ignored inputs too.
+// Loads the model and applies --dsa-indexer-grad-mode; lists the assumed
+// values on stderr, and with --verbose the ignored inputs too.
 Result<ModelSource> load_model(const ModelOptions& options);
 
 }  // namespace trainflops::cli

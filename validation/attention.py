@@ -75,11 +75,10 @@ def latent_core_attention(query, key, latent, key_rows, tags):
     part; key (T, c + r): the kv latent and the shared RoPE key; latent
     (T, c): the values, in the latent space. key_rows[t] holds the token
     indices query t attends (only those pairs are computed). Returns the
-    latent outputs (T, n, c) and, per row, the attention distribution over
-    its keys summed over heads (detached: the indexer's KL teacher).
+    latent outputs (T, n, c).
     """
     tokens, n, _ = query.shape
-    rows, teachers = [], []
+    rows = []
     with tags.scope(component="dsa_core_attention"):
         for t in range(tokens):
             # A row may attend no key (KPool without tail, before the first
@@ -88,9 +87,25 @@ def latent_core_attention(query, key, latent, key_rows, tags):
             scores = torch.mm(query[t], key.index_select(0, keys).t()) * query.shape[2] ** -0.5
             probabilities = torch.softmax(scores, dim=-1)
             rows.append(torch.mm(probabilities, latent.index_select(0, keys)))
-            teacher = probabilities.detach().sum(0)
+    return torch.stack(rows)
+
+
+def teacher_distributions(query, key, key_rows, tags):
+    """The indexer's KL target: per row, the main attention's distribution
+    over the keys of key_rows[t] (every causal key for a dense loss, the
+    selected ones for a sparse loss), summed over heads and normalized.
+
+    The attention kernel returns outputs, not probabilities, so training
+    computes these logits again, in the absorbed form (n (c + r) FMAs per
+    pair), without gradient: a target does not train.
+    """
+    teachers = []
+    with torch.no_grad(), tags.scope(component="indexer_teacher"):
+        for t, keys in enumerate(key_rows):
+            scores = torch.mm(query[t], key.index_select(0, keys).t()) * query.shape[2] ** -0.5
+            teacher = torch.softmax(scores, dim=-1).sum(0)
             teachers.append(teacher / teacher.sum())
-    return torch.stack(rows), teachers
+    return teachers
 
 
 def gqa_attention(attention, p, x, batch, tags, recompute_core):
@@ -151,7 +166,8 @@ def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_
     n (c + r) and the value product n c per attended pair, and the output
     leaves the latent space through W_UV per token. `key_rows_of(query_latent)`
     runs the indexer (or reuses a selection) and returns the keys of each row
-    and the indexer's loss closure."""
+    and the indexer's loss closure, which takes the teacher: a function from
+    the keys of each row to the main attention's distribution over them."""
     tokens, n, qk, v = x.shape[0], attention.num_heads, attention.qk_head_dim, attention.v_head_dim
     c = attention.kv_lora_rank
     query_latent, query_nope, query_rope, kv_latent, rope_key = mla_projections(attention, p, x, batch, tags)
@@ -162,8 +178,10 @@ def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_
     query = torch.cat([absorbed.transpose(0, 1), query_rope], dim=-1)
     key = torch.cat([kv_latent, rope_key], dim=-1)
     core = recompute_core(lambda q, k, lat: latent_core_attention(q, k, lat, key_rows, tags))
-    latent_out, teachers = core(query, key, kv_latent)
+    latent_out = core(query, key, kv_latent)
     with tags.scope(component="attention_projections"):
         out = torch.bmm(latent_out.transpose(0, 1), up[:, qk:].transpose(1, 2))  # (n, T, v): W_UV
         output = F.linear(out.transpose(0, 1).reshape(tokens, n * v), p.output)
-    return output, indexer_loss(teachers) if indexer_loss else None
+    if indexer_loss is None:
+        return output, None
+    return output, indexer_loss(lambda target_rows: teacher_distributions(query, key, target_rows, tags))

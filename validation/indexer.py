@@ -10,11 +10,12 @@ causal kernel skips masked pairs).
 
 What trains comes from autograd, not from constants (`dsa_indexer_grad_mode`):
 - off: the indexer runs under no_grad;
-- detached: detached inputs, a dense KL loss against the attention's
-  distribution: weight gradients of the projections, full backward of the
-  scoring;
+- detached: detached inputs, a dense KL loss against the main attention's
+  distribution over every causal key (its logits computed for the loss):
+  weight gradients of the projections, full backward of the scoring;
 - sparse: detached inputs, a KL loss over the selected pairs only, through
-  SparseIndexerRow, whose backward touches only those pairs;
+  SparseIndexerRow, whose backward touches only those pairs, against the
+  main attention's distribution over the selected keys;
 - full: inputs attached, dense KL loss: everything trains.
 KPool (grad mode off) pools the keys of complete pools with a gate and
 selects pools instead of keys.
@@ -93,8 +94,8 @@ def _score_row(query, head_weights, keys):
 
 def run_indexer(indexer, p, x, query_latent, batch, tags):
     """One indexer execution. Returns the Selection and a function from the
-    attention's per-row teachers to the indexer's KL loss (None when the
-    indexer does not train)."""
+    teacher (the main attention's distribution over given keys of each row)
+    to the indexer's KL loss (None when the indexer does not train)."""
     mode = indexer.grad_mode
     query_input = x if query_latent is None else query_latent
     key_input = x
@@ -127,17 +128,21 @@ def run_indexer(indexer, p, x, query_latent, batch, tags):
     selection = Selection(rows=rows, pooled=False)
     if mode == "off":
         return selection, None
-    return selection, lambda teachers: _kl_loss(scores, rows, teachers, dense=(mode != "sparse"))
+    # The KL loss compares the indexer's scores with the main attention's
+    # distribution over the same keys: every causal key for a dense loss,
+    # the selected keys for a sparse one.
+    if mode == "sparse":
+        target_rows = attended_keys(selection, indexer, batch)
+    else:
+        target_rows = [torch.arange(start, start + i + 1) for start, length in batch.documents() for i in range(length)]
+    return selection, lambda teacher: _kl_loss(scores, teacher(target_rows))
 
 
-def _kl_loss(scores, rows, teachers, dense):
+def _kl_loss(scores, teachers):
     """KL(teacher || indexer) up to the teacher's entropy, summed over rows.
-    Dense: over every causal key of the row, the teacher being zero off the
-    selected keys; sparse: over the selected keys only. No product (SPEC §1)."""
+    The loss's arithmetic is no product; the teacher's logits are."""
     total = 0
-    for row_scores, selected, teacher in zip(scores, rows, teachers):
-        if dense:
-            teacher = teacher.new_zeros(row_scores.shape[0]).index_put((selected,), teacher)
+    for row_scores, teacher in zip(scores, teachers):
         total = total - (teacher * torch.log_softmax(row_scores, dim=0)).sum()
     return total
 

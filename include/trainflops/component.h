@@ -14,6 +14,8 @@ enum class Component {
   kDsaCoreAttention,      // DSA: the same over the selected (query, key) pairs only
   kIndexerProjections,    // DSA indexer: query, key and head-weight projections
   kIndexerScoring,        // DSA indexer: scoring keys (or complete KPool pools)
+  kIndexerTeacher,        // executed mode only: the main attention's logits that the
+                          // indexer's KL loss takes as its target
   kKpoolGate,             // KPool: the gate projection of the pooled keys
   kKpoolPooling,          // KPool: reducing each complete pool's keys into one
   kKvCompressor,          // DeepSeek-V4: compressing keys/values (CSA 4x, HCA 128x)
@@ -34,6 +36,7 @@ inline constexpr std::array kAllComponents = {
     Component::kDsaCoreAttention,
     Component::kIndexerProjections,
     Component::kIndexerScoring,
+    Component::kIndexerTeacher,
     Component::kKpoolGate,
     Component::kKpoolPooling,
     Component::kKvCompressor,

@@ -32,14 +32,17 @@ inline constexpr int kForwardAndWeightGradient = 2;
 // Where Megatron-LM's accounting departs from the exact definitions, terms
 // follow one of these conventions.
 enum class Convention {
-  kMegatronStandard,  // Megatron-LM's transformer path
+  kMegatronStandard,  // Megatron-LM's transformer path; DSA's core attention in
+                      // absorbed-MLA form, as its DSA fix counts it
   kMegatronHybrid,    // its hybrid path: no attention output gate, no MTP projection,
                       // a key/value width of h*g/n without kv_channels
-  kModel,             // the exact definitions; widths are integers
+  kModel,             // the exact definitions; widths are integers; DSA's core
+                      // attention in the expanded form dense MLA is counted in
   kExecuted,          // what the kernels execute: kModel without the norm terms
                       // that are not products, with the MoE router GEMM, DSA's
-                      // core attention in absorbed-MLA form and the indexer's
-                      // head weighting (README, "Executed mode")
+                      // core attention in absorbed-MLA form, the indexer's head
+                      // weighting and its KL loss's teacher logits
+                      // (docs/accounting.md, "Executed mode")
 };
 
 // The conventions counted in integers, per document.
@@ -61,10 +64,16 @@ using Terms = std::vector<Term>;
 // Mixers. `hidden_size` is the model's h.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
-// MLA projections, core attention over the selected pairs (SPEC §7.1, §8),
-// and, when the layer runs it, one indexer execution (dsa_indexer_terms).
+// MLA projections, core attention over the selected pairs (KPool: the pooled
+// attended pairs) and, when the layer runs it, one indexer execution
+// (dsa_indexer_terms). Core attention per attended pair: n (qk + rope) + n v
+// multiply-adds in model mode (expanded MLA), n (kv_lora_rank + rope) +
+// n kv_lora_rank in the others (absorbed MLA). In executed mode a layer whose
+// indexer trains also computes its KL loss's teacher: the main attention's
+// logits, n (kv_lora_rank + rope) per pair, forward only, over every causal
+// pair (detached, full) or the top-k pairs (sparse).
 Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention);
-// One execution of the lightning indexer (SPEC §7.3, §8). Its projections per
+// One execution of the lightning indexer. Its projections per
 // token: q_lora_rank (or h without q LoRA) * nh * hd for the queries, h * hd for
 // the key, h * nh for the head weights, and with KPool h * hd for the gate.
 // Scoring costs nh * hd per scored (query, key) pair, or (query, complete pool)
@@ -75,7 +84,7 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair also costs the nh multiply-adds of weighting the heads' scores.
 Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
                         Convention convention);
-// DeepSeek-V4 attention (SPEC §10). Per token: the query LoRA and output
+// DeepSeek-V4 attention. Per token: the query LoRA and output
 // projections (q_lora (h + n dv + 1) + h dv + dv + n dv o_lora + o_groups o_lora h,
 // without the norm terms when executed), the compressor (4 h dv for CSA,
 // 2 h dv for HCA) and CSA's indexer projections (4 h hd + q_lora nh hd + h nh).

@@ -77,7 +77,7 @@ struct DsaAttention {
   bool runs_indexer = true;
 };
 
-// DeepSeek-V4 attention (SPEC §10; hybrid symbols `W`, `C`, `H`): every kind
+// DeepSeek-V4 attention (hybrid symbols `W`, `C`, `H`): every kind
 // attends a sliding window of `window` keys through single-latent (MQA-style)
 // heads of width head_dim; CSA (compression ratio 4) adds the top-k entries of
 // a 4x-compressed KV chosen by an indexer, HCA (ratio 128) all entries of a
@@ -188,7 +188,7 @@ struct Model {
   std::vector<std::vector<Layer>> mtp_depths;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
-  // DeepSeek-V4 sparse attention estimate uses it (SPEC §10).
+  // DeepSeek-V4 sparse attention estimate uses it.
   std::optional<std::int64_t> megatron_seq_length;
   // Pipeline parallelism, when the input splits the decoder into stages (`|`
   // in a hybrid layer pattern): the number of decoder layers in each stage,
@@ -201,6 +201,12 @@ struct Model {
 // "grad_mode = \"<text>\": must be one of off, detached, sparse, full".
 std::string_view grad_mode_name(DsaIndexer::GradMode mode);
 Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
+
+// Sets how every DSA indexer of `model` trains, whatever the model was read
+// from: Hugging Face configs and presets describe the architecture, not the
+// training. Fails, leaving `model` unchanged, when it has no DSA layer (KPool's
+// rule that its indexer does not train is checked by validate()).
+Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode);
 
 // Checks every size of `model` (positive, groups dividing heads, ...). Errors
 // name the field by its path, e.g.

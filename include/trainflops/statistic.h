@@ -62,7 +62,8 @@ struct MegatronAggregates {
 // Megatron-LM's estimate of the batch total (SPEC §4, §7.4, §8, §10), with
 // m = S2 / T the length-weighted mean length:
 //  - tokens: T; causal pairs: S2 / 2;
-//  - top-k pairs: S2 / 2 * s, s = 1 when m <= k, else k (1 - k / (2m)) / (m / 2);
+//  - top-k pairs: S2 / 2 * s, s = e (1 - e / (2m)) / (m / 2) with
+//    e = min(k, floor(m)); for m <= k that is 1 - frac(m)^2 / m^2, not 1;
 //  - window pairs: T * w (every query charged a full window);
 //  - compressed entries: S2 / (2r);
 //  - selected compressed entries: T * e (1 - r e / (2s)), e = min(k, floor(s/r)),

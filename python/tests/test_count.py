@@ -157,3 +157,53 @@ def test_unknown_model_forms_and_modes():
         trainflops.count(LLAMA_ARGS, batch_size=1, mode="exact")
     with pytest.raises(trainflops.TrainflopsError, match=r'^format = "xml": must be one of table, json, csv$'):
         trainflops.count(LLAMA_ARGS, batch_size=1).render("xml")
+
+
+# A small DSA model without an indexer loss: its indexer does not train unless told.
+DSA_ARGS = {
+    "num_layers": 2, "hidden_size": 64, "ffn_hidden_size": 96, "num_attention_heads": 2, "swiglu": True,
+    "padded_vocab_size": 100, "seq_length": 64, "multi_latent_attention": True, "q_lora_rank": 16,
+    "kv_lora_rank": 8, "qk_head_dim": 8, "qk_pos_emb_head_dim": 4, "v_head_dim": 8,
+    "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 2, "dsa_indexer_head_dim": 8,
+    "dsa_indexer_topk": 16,
+}
+
+
+@pytest.mark.parametrize("grad_mode,equivalent_args", [
+    ("detached", {"dsa_indexer_loss_coeff": 0.01}),
+    ("sparse", {"dsa_indexer_loss_coeff": 0.01, "dsa_indexer_use_sparse_loss": True}),
+    ("full", {"dsa_indexer_grad_mode": "full"}),
+    ("off", {}),
+])
+def test_the_grad_mode_keyword_trains_the_indexer_as_the_arguments_would(grad_mode, equivalent_args):
+    for mode in ("megatron", "model", "executed"):
+        expected = trainflops.count({**DSA_ARGS, **equivalent_args}, docs=[40, 3, 17], mode=mode).total
+        assert trainflops.count(DSA_ARGS, docs=[40, 3, 17], mode=mode, dsa_indexer_grad_mode=grad_mode).total == expected
+        model = trainflops.Model(DSA_ARGS, dsa_indexer_grad_mode=grad_mode)
+        assert trainflops.count(model, docs=[40, 3, 17], mode=mode).total == expected
+    # Only a trained indexer has a KL loss, whose teacher executed mode counts.
+    executed = trainflops.count(DSA_ARGS, docs=[40, 3, 17], mode="executed", dsa_indexer_grad_mode=grad_mode)
+    assert ("indexer_teacher" in executed.breakdown) == (grad_mode != "off")
+
+
+def test_the_grad_mode_keyword_leaves_the_given_model_alone():
+    model = trainflops.Model(DSA_ARGS)
+    before = trainflops.count(model, docs=[40], mode="executed").total
+    trainflops.count(model, docs=[40], mode="executed", dsa_indexer_grad_mode="full")
+    assert trainflops.count(model, docs=[40], mode="executed").total == before
+
+
+GRAD_MODE_ERRORS = [
+    (DSA_ARGS, "dense", 'dsa_indexer_grad_mode = "dense": must be one of off, detached, sparse, full'),
+    (DSA_ARGS, 1, "dsa_indexer_grad_mode = 1: must be a str or None"),
+    (LLAMA_ARGS, "full", 'dsa_indexer_grad_mode = "full": the model has no DSA layer, so no indexer to train'),
+    ({**DSA_ARGS, "dsa_kpool_size": 4}, "sparse",
+     "layers[0].mixer.indexer.pool_size = 4: KPool requires the indexer loss disabled (grad mode off, got sparse)"),
+]
+
+
+@pytest.mark.parametrize("args,grad_mode,message", GRAD_MODE_ERRORS, ids=[m[:30] for _, _, m in GRAD_MODE_ERRORS])
+def test_grad_mode_errors(args, grad_mode, message):
+    with pytest.raises(trainflops.TrainflopsError) as raised:
+        trainflops.count(args, batch_size=1, dsa_indexer_grad_mode=grad_mode)
+    assert str(raised.value) == message

@@ -82,7 +82,47 @@ def test_a_prepared_model_gives_the_same_number():
     assert num_floating_point_operations(model, 8, 12345, 678) == num_floating_point_operations(args, 8, 12345, 678)
 
 
+# Megatron-LM's own values for a small DSA model (its dev branch at commit
+# 85902ef, the DSA fix as merged), computed with its function by a third party.
+DSA_ARGS = dict(num_layers=4, hidden_size=512, ffn_hidden_size=1536, num_attention_heads=8, swiglu=True,
+                padded_vocab_size=4096, seq_length=1024, kv_channels=64, multi_latent_attention=True, q_lora_rank=128,
+                kv_lora_rank=64, qk_head_dim=48, qk_pos_emb_head_dim=16, v_head_dim=64,
+                experimental_attention_variant="dsa", dsa_indexer_n_heads=4, dsa_indexer_head_dim=32,
+                dsa_indexer_topk=256, dsa_indexer_loss_coeff=0.01)
+PACKED_DOCS = (768, 512, 384, 256)
+PACKED = dict(seqlen_squared_sum_in_batch=sum(length * length for length in PACKED_DOCS),
+              total_real_tokens_in_batch=sum(PACKED_DOCS))
+MEGATRON_DSA_VALUES = [
+    ("packed, loss 0.01", {}, None, PACKED, 168692461883.07693),
+    ("packed, loss off", {"dsa_indexer_loss_coeff": None}, None, PACKED, 167067169083.07693),
+    ("packed, loss 0", {"dsa_indexer_loss_coeff": 0.0}, None, PACKED, 167067169083.07693),
+    ("bshd 4096", {"seq_length": 4096}, 1, {}, 387941662720.0),
+    ("shared top-k", {"num_layers": 8, "dsa_indexer_topk_freq": 4, "dsa_indexer_skip_topk_offset": 1}, 2, {},
+     333583482880.0),
+]
+
+
+@pytest.mark.parametrize("changes,batch_size,aggregates,expected",
+                         [case[1:] for case in MEGATRON_DSA_VALUES], ids=[case[0] for case in MEGATRON_DSA_VALUES])
+def test_dsa_equals_megatron_lm_exactly(changes, batch_size, aggregates, expected):
+    args = types.SimpleNamespace(**{**DSA_ARGS, **changes})
+    assert num_floating_point_operations(args, batch_size, **aggregates) == expected
+
+
+def test_batch_size_is_not_read_when_both_aggregates_are_given():
+    # Megatron-LM's docstring: batch_size is irrelevant with both aggregates, and None is accepted there.
+    args = namespace()
+    with_batch = num_floating_point_operations(args, 8, 12345, 678)
+    assert num_floating_point_operations(args, None, 12345, 678) == with_batch
+    assert num_floating_point_operations(args, 3, 12345, 678) == with_batch
+    assert num_floating_point_operations(namespace(seq_length=None), None, 12345, 678) == with_batch
+
+
 ERRORS = [
+    ((namespace(), None), "batch_size = None: give the batch size, or both seqlen_squared_sum_in_batch and "
+                          "total_real_tokens_in_batch"),
+    ((namespace(), None, 12345), "batch_size = None: give the batch size, or both seqlen_squared_sum_in_batch and "
+                                 "total_real_tokens_in_batch"),
     ((namespace(num_query_groups=3), 8), "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"),
     ((namespace(seq_length=None), 8), "args.seq_length is missing: Megatron-LM counts batch_size x seq_length"),
     ((namespace(), 0), "batch_size = 0: must be a positive integer"),

@@ -17,7 +17,7 @@ import trainflops
 from trainflops.megatron import num_floating_point_operations
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-FILES = {"megatron_main.jsonl": 600, "dsa.jsonl": 300, "dsv4.jsonl": 100}
+FILES = {"megatron_main.jsonl": 600, "megatron_dsa.jsonl": 200, "dsa.jsonl": 300, "dsv4.jsonl": 100}
 
 
 def records():

@@ -25,7 +25,7 @@ __all__ = ["count", "Layer", "megatron", "Mfu", "mfu", "Model", "peak_table", "R
 
 
 def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None, total_real_tokens=None,
-          seqlen_squared_sum=None, mode="megatron", recompute="none"):
+          seqlen_squared_sum=None, mode="megatron", recompute="none", dsa_indexer_grad_mode=None):
     """The FLOPs of one training iteration (forward and backward), as a Report.
 
     model: Megatron-LM arguments (an argparse.Namespace or a dict with Megatron-LM's
@@ -44,8 +44,11 @@ def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None
         execute, exactly; the report's model_total holds the model-mode total).
     recompute: executed mode's activation recomputation: "none", "selective"
         (core attention) or "full" (every layer).
+    dsa_indexer_grad_mode: how every DSA indexer trains, whatever the model
+        says: "off" (no indexer loss), "detached" (dense KL loss), "sparse"
+        (sparse KL loss) or "full" (inputs not detached); None keeps the model's.
 
     Raises TrainflopsError for invalid input, naming the field, value and rule.
     """
     return _core.count(model, mode, recompute, batch_size, seq_length, docs, cu_seqlens, total_real_tokens,
-                       seqlen_squared_sum)
+                       seqlen_squared_sum, dsa_indexer_grad_mode)

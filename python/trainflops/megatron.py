@@ -24,7 +24,8 @@ def num_floating_point_operations(args, batch_size, seqlen_squared_sum_in_batch=
     args.seq_length tokens. With packed sequences, seqlen_squared_sum_in_batch
     (sum of squared document lengths) and total_real_tokens_in_batch (sum of
     lengths) replace batch_size * seq_length**2 and batch_size * seq_length;
-    either one left None takes that BSHD value, as in Megatron-LM.
+    either one left None takes that BSHD value, as in Megatron-LM. With both
+    given, batch_size is not read and may be None.
 
     args may also be a trainflops.Model built once from it, which skips
     reading the arguments on every call.
