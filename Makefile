@@ -26,7 +26,7 @@ test: build
 clean:
 	rm -rf $(BUILD)
 
-# --- Runtime validation (issue 4) ----------------------------------------------
+# --- Runtime validation ----------------------------------------------
 # `make validate`: installs python3-torch when missing, builds, and checks
 # executed mode against small PyTorch models run forward and backward
 # (validation/, README "How we know the numbers are right"), one line per case.
@@ -39,9 +39,9 @@ test: validation-deps
 
 validation-deps:
 	@scripts/install-deps python3-torch
-# --- end of issue 4 block -------------------------------------------------------
+# --- end of runtime validation -------------------------------------------------
 
-# --- Speed and robustness (issue 7) -------------------------------------------
+# --- Speed and robustness -------------------------------------------
 # `make test` also runs the library's unit tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer (g++, build-asan/). `make bench` runs the
 # benchmarks (Release, build-release/) and prints the README's Performance
@@ -80,4 +80,4 @@ fuzz: deps
 	  -DTRAINFLOPS_PYTHON=OFF "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" > /dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
 	@fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS)
-# --- end of issue 7 block -------------------------------------------------------
+# --- end of speed and robustness ----------------------------------------------

@@ -84,7 +84,8 @@ double megatron_flops(py::handle args, py::handle batch_size, py::handle seqlen_
       const auto bshd_sum = [&](int power) {
         std::optional<Int128> sum = batch;
         for (int i = 0; i < power && sum; ++i) sum = checked_mul(*sum, *model->seq_length);
-        if (!sum) throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
+        if (!sum)
+          throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
         return *sum;
       };
       workload = SequenceAggregates{

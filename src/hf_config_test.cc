@@ -245,7 +245,7 @@ const T& channel_mixer(const Layer& layer) {
 }
 
 // Each release config: the layers it becomes and one model-mode count over one
-// document of `length` tokens, derived by hand from SPEC §5-§10 (per token,
+// document of `length` tokens, derived by hand from docs/accounting.md, sections 5-9 (per token,
 // forward multiply-adds; training x3, FMA x2: FLOPs = 6 x FMAs; T = length,
 // P = L(L+1)/2 causal pairs, window pairs sum min(i, w)). Shorthands:
 //   gqa(h,n,g,d) = h(nd + 2gd) + nd h  projections; 2nd per attended pair
@@ -797,7 +797,7 @@ TEST(HfConfigTest, Errors) {
        "compress_ratios is missing: required for model_type \"deepseek_v4\", unless layer_types gives the attention "
        "kinds"},
       {with(kDeepSeekV4Flash, "num_key_value_heads", "8"),
-       "num_key_value_heads = 8: must be 1: DeepSeek-V4 attends one shared latent key/value (SPEC §10)"},
+       "num_key_value_heads = 8: must be 1: DeepSeek-V4 attends one shared latent key/value"},
       {with(kDeepSeekV4Flash, "first_k_dense_replace", "3"),
        "first_k_dense_replace = 3: must be 0: DeepSeek-V4 has no dense layers"},
       {with(kDeepSeekV4Flash, "layer_types", "[" + repeated(R"("sliding_attention")", 43) + "]"),
@@ -806,7 +806,7 @@ TEST(HfConfigTest, Errors) {
             "[" + repeated(R"("compressed_sparse_attention")", 43) + "]")
            .insert(1, R"("compress_rates": {"compressed_sparse_attention": 8}, )"),
        "compress_rates.compressed_sparse_attention = 8: trainflops counts compressed_sparse_attention at 4 and "
-       "heavily_compressed_attention at 128 (SPEC §10)"},
+       "heavily_compressed_attention at 128"},
       {with(kNemotronH8B, "hybrid_override_pattern", R"("M-X")"),
        "hybrid_override_pattern = \"M-X\": 'X' at position 2 is not a layer symbol (M Mamba-2, * attention, - MLP, "
        "E MoE)"},

@@ -111,7 +111,7 @@ Result<std::vector<bool>> runs_from_list(Fields& config, std::string_view key, s
   return runs;
 }
 
-// Index sharing (SPEC §7.2), in Transformers' order of precedence:
+// Index sharing (docs/accounting.md, 7.2), in Transformers' order of precedence:
 // indexer_types, else index_topk_pattern, else index_topk_freq with
 // index_skip_topk_offset (layer j, 1-based, runs its indexer iff
 // max(j - max(offset, 1), 0) is a multiple of the frequency; absent: every
@@ -238,7 +238,7 @@ Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers,
         if (expected < 0 || !ratio.is_number_integer() || ratio.get<std::int64_t>() != expected) {
           return config.invalid("compress_rates." + type, ratio,
                                 "trainflops counts compressed_sparse_attention at 4 and "
-                                "heavily_compressed_attention at 128 (SPEC §10)");
+                                "heavily_compressed_attention at 128");
         }
       }
     }
@@ -281,7 +281,7 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
                               config.optional_positive("num_key_value_heads"));
   if (kv_heads && *kv_heads != 1) {
     return config.invalid("num_key_value_heads", *kv_heads,
-                          "must be 1: DeepSeek-V4 attends one shared latent key/value (SPEC §10)");
+                          "must be 1: DeepSeek-V4 attends one shared latent key/value");
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.positive("head_dim"));
   TRAINFLOPS_ASSIGN_OR_RETURN(attention.q_lora_rank, config.positive("q_lora_rank"));
@@ -310,7 +310,7 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
     return config.invalid("first_k_dense_replace", *dense_layers, "must be 0: DeepSeek-V4 has no dense layers");
   }
   ignore_routing(config);
-  // The rope split of head_dim, hyper-connections (not counted: SPEC §10 and
+  // The rope split of head_dim, hyper-connections (not counted: docs/accounting.md, 9, and
   // Megatron-LM's count leave them out), and settings of numerics and routing.
   config.ignore({"qk_rope_head_dim", "hc_mult", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
                  "num_hash_layers", "expert_dtype"});

@@ -173,7 +173,7 @@ Result<MlaAttention> mla_attention(const MegatronArgs& a) {
   return mla;
 }
 
-// SPEC §2: explicit, else a positive loss coefficient trains the indexer,
+// docs/accounting.md, 2: explicit, else a positive loss coefficient trains the indexer,
 // sparsely with the sparse loss; without a loss it runs forward only.
 Result<DsaIndexer::GradMode> indexer_grad_mode(const MegatronArgs& a) {
   if (a.dsa_indexer_grad_mode) {
@@ -210,7 +210,7 @@ Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
   return indexer;
 }
 
-// Index sharing (SPEC §7.2): which 1-based layer numbers run their own indexer.
+// Index sharing (docs/accounting.md, 7.2): which 1-based layer numbers run their own indexer.
 class IndexSharing {
  public:
   static Result<IndexSharing> from(const MegatronArgs& a) {
@@ -245,7 +245,7 @@ Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_num
   return dsa;
 }
 
-// DeepSeek-V4 attention of one kind (SPEC §10).
+// DeepSeek-V4 attention of one kind (docs/accounting.md, 9).
 Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs& a,
                                                               CompressedSparseAttention::Kind kind) {
   const std::string when = "for DeepSeek-V4 attention layers";

@@ -43,7 +43,7 @@ TEST(StatisticTest, DocumentCountsMatchPerQueryLoops) {
 }
 
 // KPool counts in megatron mode: interpolated between the two whole lengths
-// around the mean m = S2 / T, scaled by T / m documents (SPEC §8).
+// around the mean m = S2 / T, scaled by T / m documents (docs/accounting.md, 7.5).
 TEST(StatisticTest, MegatronInterpolatesKpoolCountsAtFractionalMeans) {
   struct Batch {
     std::vector<std::int64_t> lengths;

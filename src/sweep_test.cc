@@ -9,10 +9,12 @@
 namespace trainflops {
 namespace {
 
-Model glm5() { return preset_model(find_preset("glm-5").value()).value(); }
+Model preset(const char* name) { return preset_model(find_preset(name).value()).value(); }
+// GLM-5.2: the indexer shared by groups of 4 layers after the first 3.
+Model glm52() { return preset("glm-5.2"); }
 
 TEST(SweepTest, DenseAccountingGrowsWithContextWhileDsaStaysNearlyFlat) {
-  const auto points = sweep(glm5(), {4096, 262144}, Mode::kMegatron).value();
+  const auto points = sweep(glm52(), {4096, 262144}, Mode::kMegatron).value();
   ASSERT_EQ(points.size(), 2u);
   // Per token, dense attention grows linearly with context; DSA's core is capped at top-k keys
   // (6.71 at 256K: the absorbed core costs more per pair than the expanded one).
@@ -20,7 +22,7 @@ TEST(SweepTest, DenseAccountingGrowsWithContextWhileDsaStaysNearlyFlat) {
   EXPECT_LT(points[0].dense_per_token / points[0].per_token, 1.05);
   // The dense count is exactly the model with DSA replaced by MLA, and the
   // components add up to the per-token total.
-  const Report dense = count(with_dense_attention(glm5()), Bshd{1, 262144}, Mode::kMegatron).value();
+  const Report dense = count(with_dense_attention(glm52()), Bshd{1, 262144}, Mode::kMegatron).value();
   EXPECT_DOUBLE_EQ(points[1].dense_per_token, dense.per_token);
   double sum = 0;
   for (const auto& part : points[1].components) sum += part.flops.value;
@@ -28,7 +30,7 @@ TEST(SweepTest, DenseAccountingGrowsWithContextWhileDsaStaysNearlyFlat) {
 }
 
 TEST(SweepTest, WithDenseAttentionKeepsTheRestOfTheModel) {
-  const Model model = glm5();
+  const Model model = glm52();
   const Model dense = with_dense_attention(model);
   ASSERT_EQ(dense.layers.size(), model.layers.size());
   EXPECT_EQ(layer_kind(model.layers[3]), "dsa-shared+moe");
@@ -47,7 +49,7 @@ TEST(SweepTest, ParseSeqLengths) {
 }
 
 TEST(SweepTest, Renders) {
-  const auto points = sweep(glm5(), {4096}, Mode::kModel).value();
+  const auto points = sweep(glm52(), {4096}, Mode::kModel).value();
   const std::string table = render_sweep(points, "GLM-5", Mode::kModel, Format::kTable);
   EXPECT_NE(table.find("  context  dense attn  this model  dense/this  core attn"), std::string::npos) << table;
   const auto json = nlohmann::json::parse(render_sweep(points, "GLM-5", Mode::kModel, Format::kJson));
@@ -69,11 +71,13 @@ TEST(PresetsTest, EveryPresetBuildsAndIsFound) {
   EXPECT_EQ(find_preset("glm-6").error().message().rfind("preset = \"glm-6\": unknown (known: ", 0), 0u);
 }
 
-// The figures for the two DSA presets.
+// The DSA presets' layer schedules, as released.
 TEST(PresetsTest, DsaPresetsHoldTheirPublishedShapes) {
-  const Model glm = glm5();
+  EXPECT_EQ(summarize(preset("glm-5")),
+            "GLM-5: 78 layers (3 dsa+mlp, 75 dsa+moe) + 1 MTP depth, hidden 6144, vocab 154880");
+  const Model glm = glm52();
   EXPECT_EQ(summarize(glm),
-            "GLM-5: 78 layers (3 dsa+mlp, 57 dsa-shared+moe, 18 dsa+moe) + 1 MTP depth, hidden 6144, vocab 154880");
+            "GLM-5.2: 78 layers (3 dsa+mlp, 57 dsa-shared+moe, 18 dsa+moe) + 1 MTP depth, hidden 6144, vocab 154880");
   // topk_freq 4, offset 3: layers 1-3 and every 4th after layer 3 (7, 11, ...) run their indexer.
   std::vector<int> running;
   for (std::size_t i = 0; i < glm.layers.size(); ++i) {
@@ -83,7 +87,7 @@ TEST(PresetsTest, DsaPresetsHoldTheirPublishedShapes) {
   const auto& dsa = std::get<DsaAttention>(*glm.layers[0].mixer);
   EXPECT_EQ(dsa.indexer.topk, 2048);
   EXPECT_EQ(dsa.indexer.num_heads, 32);
-  const Model v32 = preset_model(find_preset("deepseek-v3.2").value()).value();
+  const Model v32 = preset("deepseek-v3.2");
   EXPECT_EQ(summarize(v32),
             "DeepSeek-V3.2: 61 layers (3 dsa+mlp, 58 dsa+moe) + 1 MTP depth, hidden 7168, vocab 129280");
 }

@@ -162,7 +162,7 @@ TEST(CliTest, SweepAndPresets) {
   ASSERT_EQ(presets.status, 0) << presets.err;
   EXPECT_NE(presets.out.find("glm-5 "), std::string::npos);
   EXPECT_NE(presets.out.find("deepseek-v3.2 "), std::string::npos);
-  const CliRun sweep = run("sweep --preset glm-5 --seq-lengths 4k,256k --format json");
+  const CliRun sweep = run("sweep --preset glm-5.2 --seq-lengths 4k,256k --format json");
   ASSERT_EQ(sweep.status, 0) << sweep.err;
   const auto json = nlohmann::json::parse(sweep.out);
   ASSERT_EQ(json["points"].size(), 2u);

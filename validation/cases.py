@@ -100,7 +100,7 @@ def _mla_case(rng, index):
 
 
 GRAD_MODE_SPELLINGS = {
-    # The grad mode, set explicitly, or derived from the indexer loss (SPEC §2).
+    # The grad mode, set explicitly, or derived from the indexer loss (docs/accounting.md, 2).
     "off": [{"dsa_indexer_grad_mode": "off"}, {}],
     "detached": [{"dsa_indexer_grad_mode": "detached"}, {"dsa_indexer_loss_coeff": 0.01}],
     "sparse": [{"dsa_indexer_grad_mode": "sparse"},

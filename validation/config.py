@@ -52,7 +52,7 @@ class Indexer:
     pool_tail: bool
 
     def runs_at(self, number):
-        """Whether the layer numbered `number` (1-based) runs its indexer; SPEC §7.2."""
+        """Whether the layer numbered `number` (1-based) runs its indexer; docs/accounting.md, 7.2."""
         return max(number - max(self.skip_topk_offset, 1), 0) % self.topk_freq == 0
 
 

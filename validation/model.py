@@ -130,7 +130,7 @@ def train_step(config, batch, recompute, seed, tags):
                 embedded = F.embedding(tokens.roll(-depth), p.embedding)
                 x = F.linear(torch.cat([rms_norm(x), rms_norm(embedded)], dim=-1), mtp.projection)
             with tags.scope(layer=f"mtp{depth}.1"):
-                # Each MTP depth numbers its layers from 1 again (SPEC §7.2).
+                # Each MTP depth numbers its layers from 1 again (docs/accounting.md, 7.2).
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(1)
                 x, _, indexer_loss = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
             if indexer_loss is not None:

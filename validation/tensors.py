@@ -44,13 +44,13 @@ class Parameters:
 
 
 def rms_norm(x, eps=1e-6):
-    """RMSNorm without its elementwise weight: no product (SPEC §1)."""
+    """RMSNorm without its elementwise weight: no product (docs/accounting.md, 1)."""
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
 
 
 def rope(x, positions):
     """Rotary position embedding of x (T, ..., d) at doc-local positions (T,):
-    elementwise rotations, no product (SPEC §1)."""
+    elementwise rotations, no product (docs/accounting.md, 1)."""
     half = x.shape[-1] // 2
     inverse_frequency = torch.pow(10000.0, -torch.arange(half) / half)
     angles = (positions.unsqueeze(1) * inverse_frequency).view(x.shape[0], *([1] * (x.dim() - 2)), half)

@@ -1,4 +1,4 @@
-// Megatron-LM's hybrid layer pattern (SPEC §2): one symbol per layer,
+// Megatron-LM's hybrid layer pattern (docs/accounting.md, 6): one symbol per layer,
 //   M  Mamba-2 (or gated delta product, by layer spec)   G  gated delta net
 //   *  attention (MHA/GQA)    +  MLA attention    D  DSA attention (MLA + indexer)
 //   W C H  DeepSeek-V4 attention: window only, CSA (4x), HCA (128x)

@@ -42,7 +42,7 @@ enum class Convention {
                       // that are not products, with the MoE router GEMM, DSA's
                       // core attention in absorbed-MLA form, the indexer's head
                       // weighting and its KL loss's teacher logits
-                      // (docs/accounting.md, "Executed mode")
+                      // (docs/accounting.md, 8)
 };
 
 // The conventions counted in integers, per document.

@@ -16,7 +16,7 @@
 //     weights, and with KPool the h x hd gate. A layer that reuses another
 //     layer's top-k has no indexer of its own.
 //   - DeepSeek-V4 attention (`W`, `C`, `H`), from its per-token products
-//     (SPEC §10): h x q_lora + q_lora x n dv for queries, h x dv for the single
+//     (docs/accounting.md, 9): h x q_lora + q_lora x n dv for queries, h x dv for the single
 //     key/value latent, n dv x o_lora and o_groups o_lora x h for the grouped
 //     output; the compressor (4 h dv for CSA, 2 h dv for HCA); CSA's indexer
 //     (4 h hd for its compressor, q_lora x nh hd, h x nh).

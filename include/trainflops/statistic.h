@@ -59,7 +59,7 @@ struct MegatronAggregates {
   std::optional<std::int64_t> seq_length;
 };
 
-// Megatron-LM's estimate of the batch total (SPEC §4, §7.4, §8, §10), with
+// Megatron-LM's estimate of the batch total (docs/accounting.md, 4, 7.4, 7.5, 9), with
 // m = S2 / T the length-weighted mean length:
 //  - tokens: T; causal pairs: S2 / 2;
 //  - top-k pairs: S2 / 2 * s, s = e (1 - e / (2m)) / (m / 2) with
