@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "json_text.h"
+
 namespace trainflops::python {
 namespace {
 
@@ -59,7 +61,7 @@ std::vector<std::int64_t> from_buffer(py::handle values, const std::string& what
 }  // namespace
 
 void throw_if_error(const Status& status) {
-  if (!status.ok()) throw ErrorException(status.error().message());
+  if (!status.ok()) throw ErrorException(status.error());
 }
 
 py::int_ to_python(Int128 value) {
@@ -82,14 +84,14 @@ Int128 int128_from(py::handle value, const std::string& what) {
   if (!overflow) return narrow;  // the common case, without text
   const std::string text = py::reinterpret_steal<py::str>(PyObject_Str(integer.ptr())).cast<std::string>();
   const std::optional<Int128> parsed = parse_decimal(text);
-  if (!parsed) throw ErrorException(what + " = " + text + ": does not fit in 128 bits");
+  if (!parsed) throw ErrorException(what + " = " + text + ": does not fit in 128 bits", ErrorCode::kOverflow);
   return *parsed;
 }
 
 std::int64_t int64_from(py::handle value, const std::string& what) {
   const Int128 wide = int128_from(value, what);
   if (wide < INT64_MIN || wide > INT64_MAX) {
-    throw ErrorException(what + " = " + to_decimal(wide) + ": does not fit in 64 bits");
+    throw ErrorException(what + " = " + to_decimal(wide) + ": does not fit in 64 bits", ErrorCode::kOverflow);
   }
   return static_cast<std::int64_t>(wide);
 }
@@ -142,7 +144,11 @@ std::vector<std::int64_t> int64_vector_from(py::handle values, const std::string
   return result;
 }
 
-nlohmann::json json_from(py::handle value, const std::string& what) {
+nlohmann::json json_from(py::handle value, const std::string& what, int depth) {
+  if (depth > kMaxJsonDepth) {
+    throw ErrorException(what + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels (a list or dict that contains itself?)");
+  }
   PyObject* object = value.ptr();
   if (object == Py_None) return nullptr;
   if (PyBool_Check(object)) return object == Py_True;
@@ -156,7 +162,9 @@ nlohmann::json json_from(py::handle value, const std::string& what) {
   if (PyUnicode_Check(object)) return value.cast<std::string>();
   if (PyList_Check(object) || PyTuple_Check(object)) {
     nlohmann::json array = nlohmann::json::array();
-    for (py::handle item : value) array.push_back(json_from(item, what + "[" + std::to_string(array.size()) + "]"));
+    for (py::handle item : value) {
+      array.push_back(json_from(item, what + "[" + std::to_string(array.size()) + "]", depth + 1));
+    }
     return array;
   }
   if (PyDict_Check(object)) {
@@ -165,7 +173,7 @@ nlohmann::json json_from(py::handle value, const std::string& what) {
       if (!PyUnicode_Check(key.ptr()))
         throw ErrorException(what + " has a key " + python_repr(key) + ": keys must be strings");
       const std::string name = key.cast<std::string>();
-      members[name] = json_from(item, what + "." + name);
+      members[name] = json_from(item, what + "." + name, depth + 1);
     }
     return members;
   }

@@ -1,7 +1,8 @@
 // Values between Python and the library, for the bindings of the trainflops
 // Python module. Every conversion error, like every library Error, is thrown
 // as ErrorException, which the module translates to trainflops.TrainflopsError
-// (a ValueError) carrying the same message.
+// (a ValueError) or its subclass for the error's code, carrying the same
+// message.
 #ifndef TRAINFLOPS_PYTHON_CONVERT_H_
 #define TRAINFLOPS_PYTHON_CONVERT_H_
 
@@ -24,15 +25,23 @@ namespace trainflops::python {
 
 namespace py = pybind11;
 
+// A library Error on its way to Python: its message is bounded and
+// printable as every Error's is, whatever Python object it shows.
 class ErrorException : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ErrorException(const Error& error) : std::runtime_error(error.message()), code_(error.code()) {}
+  explicit ErrorException(std::string message, ErrorCode code = ErrorCode::kInvalidInput)
+      : ErrorException(Error(code, std::move(message))) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
 };
 
-// The value of `result`, or ErrorException with its message.
+// The value of `result`, or ErrorException with its error.
 template <typename T>
 T value_or_throw(Result<T> result) {
-  if (!result.ok()) throw ErrorException(result.error().message());
+  if (!result.ok()) throw ErrorException(result.error());
   return std::move(result).value();
 }
 void throw_if_error(const Status& status);
@@ -68,8 +77,10 @@ std::optional<IntegerView> contiguous_integers(py::handle values);
 std::vector<std::int64_t> int64_vector_from(py::handle values, const std::string& what);
 
 // JSON-like Python values (None, bool, int, float, str, list, tuple, dict
-// with str keys) as JSON; `what` names the value in errors.
-nlohmann::json json_from(py::handle value, const std::string& what);
+// with str keys) as JSON; `what` names the value in errors. Values nested
+// deeper than JSON input may be (kMaxJsonDepth: a list that contains itself,
+// say) are an error.
+nlohmann::json json_from(py::handle value, const std::string& what, int depth = 0);
 
 // python_repr(value), for messages.
 std::string python_repr(py::handle value);

@@ -3,11 +3,11 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "convert.h"
+#include "json_text.h"
 #include "megatron_args_json.h"
+#include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"
@@ -112,24 +112,15 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
   return model;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ErrorException(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::shared_ptr<PyModel> from_file(const std::string& path) {
-  const std::string text = read_text(path);
-  const nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false,
-                                                      /*ignore_comments=*/true);
+  const std::string text = value_or_throw(read_input_file(path, kMaxConfigFileBytes));
+  const Result<nlohmann::json> object = parse_json<nlohmann::json>(text, JsonComments::kAllowed);
   auto result = std::make_shared<PyModel>();
-  if (object.is_discarded() || !object.is_object() || object.contains("layers")) {
+  if (!object.ok() || !object.value().is_object() || object.value().contains("layers")) {
     result->model = value_or_throw(read_native_config(path));  // its errors name the path and the field
     return result;
   }
-  Result<ParsedMegatronArgs> parsed = megatron_args_from_json(object);
+  Result<ParsedMegatronArgs> parsed = megatron_args_from_json(object.value());
   if (!parsed.ok()) throw ErrorException(parsed.error().context(path).message());
   return from_megatron_args(parsed.value().args, std::move(parsed.value().ignored));
 }

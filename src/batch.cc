@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_text.h"
 #include "megatron_args_json.h"
 
 namespace trainflops {
@@ -97,8 +98,7 @@ Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs
 }  // namespace
 
 Result<CountRequest> parse_count_request(std::string_view record_json) {
-  const json record = json::parse(record_json, nullptr, /*allow_exceptions=*/false);
-  if (record.is_discarded()) return Error("not valid JSON");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const json record, parse_json<json>(record_json, JsonComments::kRejected));
   if (!record.is_object()) return Error("a record must be a JSON object, got " + shown(record));
   if (!record.contains("args")) return Error("args is missing: every record needs the model's Megatron-LM arguments");
   TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs args, megatron_args_from_json(record.at("args")));
@@ -109,7 +109,8 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
   TRAINFLOPS_ASSIGN_OR_RETURN(request.mode, parse_mode(mode.get<std::string>()));
   if (record.contains("recompute")) {
     const json& recompute = record.at("recompute");
-    if (!recompute.is_string()) return Error("recompute = " + shown(recompute) + ": must be one of none, selective, full");
+    if (!recompute.is_string())
+      return Error("recompute = " + shown(recompute) + ": must be one of none, selective, full");
     TRAINFLOPS_ASSIGN_OR_RETURN(request.recompute, parse_recompute(recompute.get<std::string>()));
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(request.model, model_from_megatron_args(args.args));

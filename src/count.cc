@@ -39,7 +39,7 @@ Status check_router_widths(const std::string& path, const std::vector<Layer>& la
 }
 
 Error overflow_error(const std::string& what) {
-  return Error(what + " does not fit in 128 bits; the workload is too large to count exactly");
+  return Error(ErrorCode::kOverflow, what + " does not fit in 128 bits; the workload is too large to count exactly");
 }
 
 Terms layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention) {

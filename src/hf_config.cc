@@ -1,12 +1,9 @@
 #include "trainflops/hf_config.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "hf_config_reader.h"
 #include "hf_models.h"
+#include "json_text.h"
+#include "trainflops/input_file.h"
 
 namespace trainflops {
 namespace hf {
@@ -24,9 +21,9 @@ Result<GqaAttention> grouped_query_attention(Fields& config, std::int64_t hidden
     TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.optional_positive("head_dim"));
     if (!attention.head_dim) {
       if (hidden_size % attention.num_heads != 0) {
-        return config.missing("head_dim", "when hidden_size = " + std::to_string(hidden_size) +
-                                              " is not a multiple of num_attention_heads = " +
-                                              std::to_string(attention.num_heads));
+        return config.missing("head_dim",
+                              "when hidden_size = " + std::to_string(hidden_size) +
+                                  " is not a multiple of num_attention_heads = " + std::to_string(attention.num_heads));
       }
       attention.head_dim = hidden_size / attention.num_heads;
     }
@@ -74,14 +71,11 @@ struct Entry {
 
 // Sorted by model_type.
 constexpr Entry kImporters[] = {
-    {"deepseek_v3", import_deepseek},   {"deepseek_v32", import_deepseek},
-    {"deepseek_v4", import_deepseek_v4}, {"gemma3", import_gemma3},
-    {"gemma3_text", import_gemma3},      {"glm_moe_dsa", import_deepseek},
-    {"gpt_oss", import_gpt_oss},         {"llama", import_transformer},
-    {"mistral", import_transformer},     {"mixtral", import_transformer},
-    {"nemotron_h", import_nemotron_h},   {"qwen2", import_transformer},
-    {"qwen3", import_transformer},       {"qwen3_moe", import_transformer},
-    {"qwen3_next", import_qwen3_next},
+    {"deepseek_v3", import_deepseek}, {"deepseek_v32", import_deepseek}, {"deepseek_v4", import_deepseek_v4},
+    {"gemma3", import_gemma3},        {"gemma3_text", import_gemma3},    {"glm_moe_dsa", import_deepseek},
+    {"gpt_oss", import_gpt_oss},      {"llama", import_transformer},     {"mistral", import_transformer},
+    {"mixtral", import_transformer},  {"nemotron_h", import_nemotron_h}, {"qwen2", import_transformer},
+    {"qwen3", import_transformer},    {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
 };
 
 std::string supported_list() {
@@ -102,7 +96,8 @@ Result<HfImport> import_config(const json& config) {
     if (entry.model_type == *model_type) importer = entry.import;
   }
   if (!importer) {
-    return Error("model_type = \"" + *model_type + "\": not supported (supported: " + supported_list() + ")");
+    return Error(ErrorCode::kUnsupported,
+                 "model_type = \"" + *model_type + "\": not supported (supported: " + supported_list() + ")");
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(config, "", *model_type));
   fields.get("model_type");
@@ -122,8 +117,7 @@ Result<HfImport> import_config(const json& config) {
 }  // namespace hf
 
 Result<HfImport> import_hf_config(std::string_view json_text) {
-  const hf::json config = hf::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (config.is_discarded()) return Error("not valid JSON");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const hf::json config, parse_json<hf::json>(json_text, JsonComments::kRejected));
   return hf::import_config(config);
 }
 
@@ -133,11 +127,8 @@ Result<Model> parse_hf_config(std::string_view json_text) {
 }
 
 Result<HfImport> read_hf_import(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<HfImport> imported = import_hf_config(text.str());
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
+  Result<HfImport> imported = import_hf_config(text);
   if (!imported.ok()) return imported.error().context(path);
   return imported;
 }

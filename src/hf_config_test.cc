@@ -712,7 +712,10 @@ TEST(HfConfigTest, Errors) {
     std::string config, message;
   };
   const std::vector<Case> cases = {
-      {"{", "not valid JSON"},
+      {"{", "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
+            "expected string literal)"},
+      {"{\"a\": \"[[[\", \"b\":\n" + std::string(100, '[') + std::string(100, ']') + "}",
+       "not valid JSON: nested deeper than 100 levels (line 2, column 100)"},
       {"[1, 2]", "the config = [1,2]: must be a JSON object"},
       {"{}", "model_type is missing: config.json names its architecture there (supported: " + supported + ")"},
       {R"({"model_type": "phi3"})", "model_type = \"phi3\": not supported (supported: " + supported + ")"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "json_text.h"
 #include "megatron_args_json.h"
 #include "trainflops/hybrid_pattern.h"
 
@@ -259,7 +260,8 @@ Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs
   TRAINFLOPS_ASSIGN_OR_RETURN(csa.window, required("csa_window_size", a.csa_window_size, when));
   if (kind == CompressedSparseAttention::Kind::kCsa) {
     const std::string csa_when = "for CSA layers (compression ratio 4)";
-    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, csa_when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_num_heads,
+                                required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, csa_when));
     TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_head_dim,
                                 required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, csa_when));
     TRAINFLOPS_ASSIGN_OR_RETURN(csa.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, csa_when));
@@ -566,9 +568,9 @@ Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
 }
 
 Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text) {
-  const json object = json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (object.is_discarded()) return Error("args: not valid JSON");
-  return megatron_args_from_json(object);
+  Result<json> object = parse_json<json>(json_text, JsonComments::kAllowed);
+  if (!object.ok()) return object.error().context("args");
+  return megatron_args_from_json(object.value());
 }
 
 Result<Model> model_from_megatron_args(const MegatronArgs& a) {

@@ -1,12 +1,11 @@
 #include "trainflops/native_config.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+
+#include "json_text.h"
+#include "trainflops/input_file.h"
 
 namespace trainflops {
 namespace {
@@ -271,8 +270,7 @@ Result<std::vector<Layer>> read_layers(const json& list, const std::string& path
 }  // namespace
 
 Result<Model> parse_native_config(std::string_view json_text) {
-  const json config = json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (config.is_discarded()) return Error("not valid JSON");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const json config, parse_json<json>(json_text, JsonComments::kAllowed));
   TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader top, ObjectReader::open(config, ""));
   Model model;
   if (top.optional_member("name")) {
@@ -311,11 +309,8 @@ Result<Model> parse_native_config(std::string_view json_text) {
 }
 
 Result<Model> read_native_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<Model> model = parse_native_config(text.str());
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
+  Result<Model> model = parse_native_config(text);
   if (!model.ok()) return model.error().context(path);
   return model;
 }

@@ -98,7 +98,11 @@ TEST(NativeConfigTest, Errors) {
                            R"("ffn_hidden_size": 128}})";
   const std::vector<Case> cases = {
       {"[1, 2]", "the config = [1,2]: must be an object"},
-      {"{", "not valid JSON"},
+      {"{", "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
+            "expected string literal)"},
+      // Nesting is limited before parsing (the readers recurse); a comment's brackets do not count.
+      {"// [[[[\n" + std::string(101, '[') + std::string(101, ']'),
+       "not valid JSON: nested deeper than 100 levels (line 2, column 101)"},
       {"{" + head + R"(, "layers": [{"mixer": "b"}]})", "layers[0].mixer = \"b\": not one of the defined mixers (a)"},
       {"{" + head + R"(, "layers": [{"repeat": 2}]})",
        "layers[0].mixer is missing: a layer needs a mixer, a channel_mixer or both"},

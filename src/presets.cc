@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "json_text.h"
 #include "megatron_args_json.h"
 #include "presets_data.h"
 
@@ -67,7 +68,9 @@ std::vector<Preset> load_presets() {
 }  // namespace
 
 Result<Preset> parse_preset(std::string_view json_text) {
-  const json file = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  Result<json> parsed = parse_json<json>(json_text, JsonComments::kRejected);
+  if (!parsed.ok()) return parsed.error().context("preset");
+  const json& file = parsed.value();
   if (!file.is_object()) return Error("preset: not a JSON object");
   for (const char* key : {"name", "title", "description", "source"}) {
     if (!file.contains(key) || !file[key].is_string() || file[key].get<std::string>().empty()) {
@@ -78,8 +81,12 @@ Result<Preset> parse_preset(std::string_view json_text) {
   if (!file.contains("args")) return Error("preset " + name + ": \"args\" is missing");
   Result<ParsedMegatronArgs> args = megatron_args_from_json(file["args"]);
   if (!args.ok()) return args.error().context("preset " + name);
-  Preset preset{name, file["title"].get<std::string>(), file["description"].get<std::string>(),
-                file["source"].get<std::string>(), std::move(args.value().args), std::nullopt};
+  Preset preset{name,
+                file["title"].get<std::string>(),
+                file["description"].get<std::string>(),
+                file["source"].get<std::string>(),
+                std::move(args.value().args),
+                std::nullopt};
   if (file.contains("published_parameters")) {
     Result<PublishedParameters> published = published_parameters(file["published_parameters"]);
     if (!published.ok()) return published.error().context("preset " + name);

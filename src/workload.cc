@@ -1,10 +1,9 @@
 #include "trainflops/workload.h"
 
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "trainflops/input_file.h"
 
 namespace trainflops {
 namespace {
@@ -170,11 +169,8 @@ Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std:
 }
 
 Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return parse_cu_seqlens_file(path, contents.str());
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string contents, read_input_file(path, kMaxCuSeqlensFileBytes));
+  return parse_cu_seqlens_file(path, contents);
 }
 
 Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents) {

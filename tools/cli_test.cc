@@ -66,7 +66,9 @@ TEST(CliTest, BatchKeepsGoingAfterABadRecord) {
   for (std::string line; std::getline(out, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 4u) << result.out;
   EXPECT_NE(lines[0].find("\"exact\":\""), std::string::npos);
-  EXPECT_EQ(lines[1], R"({"error":"not valid JSON"})");
+  EXPECT_EQ(lines[1],
+            R"x({"error":"not valid JSON (line 1, column 2: syntax error while parsing object key - invalid literal; )x"
+            R"x(last read: '{o'; expected string literal)"})x");
   EXPECT_EQ(lines[2], R"({"error":"hidden_size is missing: required for every model"})");
   EXPECT_EQ(lines[3], lines[0]);
 }

@@ -1,10 +1,9 @@
 #include "model_source.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "trainflops/hf_config.h"
+#include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"
@@ -12,14 +11,6 @@
 
 namespace trainflops::cli {
 namespace {
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 Result<ModelSource> load(const ModelOptions& o) {
   if (!o.megatron && !o.megatron_flags.empty()) {
@@ -58,7 +49,7 @@ Result<ModelSource> load(const ModelOptions& o) {
     source.global_batch_size = flags.global_batch_size;
     source.ignored = std::move(flags.ignored);
   } else {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_file(o.args_file));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(o.args_file, kMaxConfigFileBytes));
     Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
     if (!parsed.ok()) return parsed.error().context(o.args_file);
     args = std::move(parsed.value().args);

@@ -3,24 +3,46 @@
 #ifndef TRAINFLOPS_RESULT_H_
 #define TRAINFLOPS_RESULT_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace trainflops {
 
+// What kind of failure an Error is, for callers that react differently
+// (the Python module raises a matching exception class).
+enum class ErrorCode {
+  kInvalidInput,  // the input breaks a rule (the default)
+  kIo,            // a file cannot be read or written
+  kOverflow,      // a count does not fit in its integer type
+  kUnsupported,   // valid input that trainflops does not count (a model type, a variant)
+};
+
+// "invalid input", "I/O", "overflow", "unsupported".
+const char* error_code_name(ErrorCode code);
+
 // A failure with a message meant for the user. Messages name the field, the
 // offending value and the rule it breaks, e.g.
 //   "num_layers = 0: must be a positive integer".
+// Whatever the input held, a message is printable text of bounded length:
+// control bytes (other than line breaks) and bytes that are not UTF-8 are
+// escaped as \xNN, and a message longer than kMaxErrorMessageBytes is cut
+// with a note of how much was left out.
 class Error {
  public:
-  explicit Error(std::string message) : message_(std::move(message)) {}
+  static constexpr std::size_t kMaxErrorMessageBytes = 2000;
+
+  explicit Error(std::string message) : Error(ErrorCode::kInvalidInput, std::move(message)) {}
+  Error(ErrorCode code, std::string message);
+  ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // Prefixes the message with where the error happened ("record 3: ...").
-  Error context(const std::string& where) const { return Error(where + ": " + message_); }
+  // Prefixes the message with where the error happened ("record 3: ..."); the code stays.
+  Error context(const std::string& where) const { return Error(code_, where + ": " + message_); }
 
  private:
+  ErrorCode code_;
   std::string message_;
 };
 

@@ -136,7 +136,8 @@ ERRORS = [
     (dict(model={**LLAMA_ARGS, "spec": {1, 2}}, batch_size=1),
      "args.spec = {1, 2}: must be None, a bool, a number, a string, a list or a dict"),
     (dict(model=["--num-layer", "2"], batch_size=1), "unknown flag --num-layer: did you mean --num-layers?"),
-    (dict(model="/nonexistent/args.json", batch_size=1), "/nonexistent/args.json: cannot open"),
+    (dict(model="/nonexistent/args.json", batch_size=1),
+     "/nonexistent/args.json: cannot open (No such file or directory)"),
 ]
 
 
@@ -146,6 +147,42 @@ def test_errors_carry_the_library_message(call, message):
         trainflops.count(**call)
     assert str(raised.value) == message
     assert isinstance(raised.value, ValueError)
+
+
+def _contains_itself():
+    items = [1]
+    items.append(items)
+    return items
+
+
+# Each error's class says what kind it is, and derives from the Python exception that fits.
+ERROR_CLASSES = [
+    (dict(model={**LLAMA_ARGS, "num_query_groups": 3}, batch_size=1), trainflops.InvalidInputError, ValueError),
+    (dict(model="/nonexistent/args.json", batch_size=1), trainflops.InputFileError, OSError),
+    (dict(model="/", batch_size=1), trainflops.InputFileError, OSError),
+    (dict(model=LLAMA_ARGS, batch_size=2**70), trainflops.CountOverflowError, OverflowError),
+    (dict(model=LLAMA_ARGS, batch_size=2**62, seq_length=2**62, mode="model"), trainflops.CountOverflowError,
+     OverflowError),
+    (dict(model={**LLAMA_ARGS, "moe_layer_freq": _contains_itself()}, batch_size=1), trainflops.InvalidInputError,
+     ValueError),
+]
+
+
+@pytest.mark.parametrize("call,error_class,python_class", ERROR_CLASSES,
+                         ids=[c.__name__ + str(i) for i, (_, c, _) in enumerate(ERROR_CLASSES)])
+def test_error_classes_follow_the_error_code(call, error_class, python_class):
+    with pytest.raises(error_class) as raised:
+        trainflops.count(**call)
+    assert isinstance(raised.value, trainflops.TrainflopsError)
+    assert isinstance(raised.value, python_class)
+    assert type(raised.value).__module__ == "trainflops"
+
+
+def test_a_value_that_contains_itself_is_an_error_not_a_crash():
+    with pytest.raises(trainflops.InvalidInputError) as raised:
+        trainflops.count({**LLAMA_ARGS, "moe_layer_freq": _contains_itself()}, batch_size=1)
+    assert str(raised.value).startswith("args.moe_layer_freq[1][1]")
+    assert str(raised.value).endswith(": nested deeper than 100 levels (a list or dict that contains itself?)")
 
 
 def test_unknown_model_forms_and_modes():

@@ -12,16 +12,18 @@
 
 trainflops.megatron.num_floating_point_operations is a drop-in for Megatron-LM's
 function. Every error is a trainflops.TrainflopsError (a ValueError) with the
-library's message. docs/python.md in the source tree has the details.
+library's message; its subclass says what kind: InvalidInputError,
+InputFileError (also an OSError), CountOverflowError (also an OverflowError)
+or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
 """
-from trainflops._core import Layer, Model, Report, SeqStats, TrainflopsError
+from trainflops._core import (CountOverflowError, InputFileError, InvalidInputError, Layer, Model, Report, SeqStats,
+                              TrainflopsError, UnsupportedError)
 from trainflops import _core, megatron
 from trainflops.utilization import Mfu, mfu, peak_table
 
-TrainflopsError.__module__ = "trainflops"  # shown as trainflops.TrainflopsError in tracebacks
 
-__all__ = ["count", "Layer", "megatron", "Mfu", "mfu", "Model", "peak_table", "Report", "SeqStats",
-           "TrainflopsError"]
+__all__ = ["count", "CountOverflowError", "InputFileError", "InvalidInputError", "Layer", "megatron", "Mfu", "mfu",
+           "Model", "peak_table", "Report", "SeqStats", "TrainflopsError", "UnsupportedError"]
 
 
 def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None, total_real_tokens=None,
