@@ -6,7 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trainflops;
-  const std::string line = batch_result_line(fuzz::text_of(data, size));
+  const std::string line = answer_batch_line(fuzz::text_of(data, size), 1).json;
   const nlohmann::json result = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (result.is_discarded() || !result.is_object() || (!result.contains("flops") && !result.contains("error"))) {
     fuzz::broken("not a result line: " + line);

@@ -118,11 +118,15 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
   return request;
 }
 
-std::string batch_result_line(std::string_view record_json) {
-  auto fail = [](const Error& error) {
-    return json{{"error", error.message()}}.dump(-1, ' ', false, json::error_handler_t::replace);
+BatchAnswer answer_batch_line(std::string_view line, std::int64_t line_number) {
+  auto fail = [&](const Error& error) {
+    const std::string message = error.context("line " + std::to_string(line_number)).message();
+    return BatchAnswer{json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace), false};
   };
-  const Result<CountRequest> request = parse_count_request(record_json);
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+    return fail(Error("blank: every line must hold one JSON record"));
+  }
+  const Result<CountRequest> request = parse_count_request(line);
   if (!request.ok()) return fail(request.error());
   const Result<FlopsCounter> counter =
       FlopsCounter::create(request.value().model, request.value().mode, request.value().recompute);
@@ -131,7 +135,7 @@ std::string batch_result_line(std::string_view record_json) {
   if (!flops.ok()) return fail(flops.error());
   json out = {{"flops", flops.value().value}};
   if (flops.value().exact) out["exact"] = to_decimal(*flops.value().exact);
-  return out.dump();
+  return BatchAnswer{out.dump(), true};
 }
 
 }  // namespace trainflops

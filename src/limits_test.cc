@@ -221,20 +221,25 @@ TEST(LimitsTest, BatchRecordsNearTheLimit) {
   };
   const std::vector<Case> cases = {
       {R"("batch_size": 9223372036854775808)", "model",
-       R"({"error":"batch_size = 9223372036854775808: must be a 64-bit integer"})"},
+       R"({"error":"line 7: batch_size = 9223372036854775808: must be a 64-bit integer"})"},
       {R"("docs": [9223372036854775808])", "model",
-       R"({"error":"docs[0] = 9223372036854775808: must be a 64-bit integer"})"},
+       R"({"error":"line 7: docs[0] = 9223372036854775808: must be a 64-bit integer"})"},
       {R"("batch_size": 9223372036854775807)", "model",
-       std::string(R"({"error":"the causal_pairs of the batch)") + kTooLarge + "\"}"},
+       std::string(R"({"error":"line 7: the causal_pairs of the batch)") + kTooLarge + "\"}"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.workload);
-    EXPECT_EQ(batch_result_line(R"({"args": )" + args + R"(, "mode": ")" + c.mode + R"(", )" + c.workload + "}"),
-              c.line);
+    const BatchAnswer answer =
+        answer_batch_line(R"({"args": )" + args + R"(, "mode": ")" + c.mode + R"(", )" + c.workload + "}", 7);
+    EXPECT_EQ(answer.json, c.line);
+    EXPECT_FALSE(answer.ok);
   }
-  const std::string huge = batch_result_line(
-      R"({"args": )" + args +
-      R"(, "mode": "megatron", "total_real_tokens": "1267650600228229401496703205376", "seqlen_squared_sum": "1329227995784915872903807060280344576"})");
+  const std::string huge =
+      answer_batch_line(
+          R"({"args": )" + args +
+              R"(, "mode": "megatron", "total_real_tokens": "1267650600228229401496703205376", "seqlen_squared_sum": "1329227995784915872903807060280344576"})",
+          1)
+          .json;
   ASSERT_EQ(huge.rfind(R"({"flops":)", 0), 0u) << huge;
   EXPECT_TRUE(std::isfinite(std::stod(huge.substr(9))));
 }

@@ -115,8 +115,13 @@ FlagUse split_flag(std::string_view token) {
 
 // --- values ------------------------------------------------------------------
 
+// A long value is shown by its start, so that the rule after it stays readable.
 Error value_error(std::string_view flag, std::string_view value, std::string_view rule) {
-  return Error(std::string(flag) + " = \"" + std::string(value) + "\": " + std::string(rule));
+  constexpr std::size_t kShown = 100;
+  const std::string shown = value.size() <= kShown ? std::string(value)
+                                                   : std::string(value.substr(0, kShown)) + "... (" +
+                                                         std::to_string(value.size()) + " characters)";
+  return Error(std::string(flag) + " = \"" + shown + "\": " + std::string(rule));
 }
 
 Result<std::string_view> single_value(const FlagUse& use, Tokens& tokens) {
@@ -144,6 +149,9 @@ constexpr std::string_view kPatternCharacters = "0123456789,[]()+*";
 // No model has a million layers; a longer list is a mistake that would only
 // exhaust memory.
 constexpr std::size_t kMaxPatternEntries = std::size_t{1} << 20;
+// The evaluator recurses once per bracket or parenthesis; Python's own parser
+// stops at 200 levels.
+constexpr int kMaxPatternNesting = 100;
 
 // Evaluates a layer-frequency pattern with Python's meaning, without eval:
 //   sum     := product ('+' product)*
@@ -165,6 +173,8 @@ class PatternEvaluator {
   Result<Value> atom();
   Result<Value> list();
   Result<Value> integer();
+  // Enters one more level of brackets or parentheses opened at `at`.
+  Status nest(std::size_t at);
   Result<Value> add(Value left, Value right, std::size_t at) const;
   Result<Value> multiply(Value left, Value right, std::size_t at) const;
 
@@ -177,6 +187,7 @@ class PatternEvaluator {
   std::string_view flag_;
   std::string_view text_;
   std::size_t next_ = 0;
+  int depth_ = 0;
 };
 
 Result<std::vector<int64_t>> PatternEvaluator::evaluate() {
@@ -218,13 +229,23 @@ Result<PatternEvaluator::Value> PatternEvaluator::atom() {
   if (c >= '0' && c <= '9') return integer();
   if (c != '(') return expected("an integer, '[' or '('");
   const std::size_t open = next_++;
+  TRAINFLOPS_RETURN_IF_ERROR(nest(open));
   TRAINFLOPS_ASSIGN_OR_RETURN(Value inner, sum());
   if (!accept(')')) return expected("')' closing the '(' " + where(open));
+  --depth_;
   return inner;
 }
 
+Status PatternEvaluator::nest(std::size_t at) {
+  if (++depth_ > kMaxPatternNesting) {
+    return error("'" + std::string(1, text_[at]) + "' " + where(at) + " opens more than " +
+                 std::to_string(kMaxPatternNesting) + " nested levels");
+  }
+  return Ok{};
+}
+
 Result<PatternEvaluator::Value> PatternEvaluator::list() {
-  ++next_;  // '['
+  TRAINFLOPS_RETURN_IF_ERROR(nest(next_++));  // '['
   std::vector<int64_t> entries;
   while (!accept(']')) {
     const std::size_t at = next_;
@@ -235,6 +256,7 @@ Result<PatternEvaluator::Value> PatternEvaluator::list() {
     if (accept(']')) break;
     if (!accept(',')) return expected("',' or ']'");
   }
+  --depth_;
   return Value(std::move(entries));
 }
 

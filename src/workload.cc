@@ -69,7 +69,8 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   } else if (header.find("'<i4'") != std::string::npos || header.find("'|i4'") != std::string::npos) {
     width = 4;
   } else {
-    return fail("dtype must be little-endian int32 or int64 (header " + header + ")");
+    return fail("dtype must be little-endian int32 or int64 (header " +
+                header.substr(0, header.find_last_not_of(" \n") + 1) + ")");
   }
   const auto shape_at = header.find("'shape': (");
   if (shape_at == std::string::npos) return fail("no shape in the .npy header");
@@ -82,10 +83,11 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   auto count = parse_decimal(shape.substr(0, comma));
   if (!count || *count < 0) return fail("bad shape (" + shape + ")");
   const std::size_t data_start = header_start + header_length;
-  const Int128 needed = *count * width;
-  if (needed > static_cast<Int128>(bytes.size() - data_start)) {
-    return fail("holds " + std::to_string(bytes.size() - data_start) + " data bytes, the shape needs " +
-                to_decimal(needed));
+  const std::size_t data_bytes = bytes.size() - data_start;
+  // Compared by division: the shape may be any size, and its product with the width could overflow.
+  if (*count > static_cast<Int128>(data_bytes / width)) {
+    return fail("holds " + std::to_string(data_bytes) + " data bytes, the shape (" + to_decimal(*count) +
+                ",) needs " + std::to_string(width) + " bytes per entry");
   }
   std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
   for (std::size_t i = 0; i < values.size(); ++i) {

@@ -1,4 +1,7 @@
-// trainflops batch: JSON Lines records on stdin, one JSON result line each.
+// trainflops batch: JSON Lines records on stdin, one JSON answer line each,
+// in order, written as soon as it is known (a streaming protocol: a caller
+// may write a record and wait for its answer).
+#include <exception>
 #include <iostream>
 
 #include "command.h"
@@ -7,21 +10,26 @@
 namespace trainflops::cli {
 
 Runner add_batch_command(CLI::App& app) {
-  app.add_subcommand("batch", "Count JSON Lines records from stdin, one JSON result line each");
-  return [] {
+  app.add_subcommand("batch",
+                     "Count JSON Lines records from stdin: one JSON answer line per input line, in order; exit "
+                     "status 1 when any line was answered with an error");
+  return [](const std::vector<std::string>& after_dashes) {
+    if (const int status = reject_words_after_dashes(after_dashes)) return status;
     std::ios::sync_with_stdio(false);
-    std::string line, out;
-    while (std::getline(std::cin, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      out += batch_result_line(line);
-      out += '\n';
-      if (out.size() > (1 << 16)) {
-        std::cout << out;
-        out.clear();
+    bool all_ok = true;
+    std::int64_t number = 0;
+    for (std::string line; std::getline(std::cin, line);) {
+      BatchAnswer answer;
+      try {
+        answer = answer_batch_line(line, ++number);
+      } catch (const std::exception& e) {  // e.g. out of memory: this record fails, the others go on
+        answer = {R"({"error":"line )" + std::to_string(number) + R"(: not counted: out of resources"})", false};
       }
+      all_ok = all_ok && answer.ok;
+      std::cout << answer.json << '\n' << std::flush;
+      if (!std::cout) break;
     }
-    std::cout << out << std::flush;
-    return 0;
+    return finish_output(all_ok ? 0 : kSomeRecordsFailed);
   };
 }
 

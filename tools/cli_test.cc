@@ -13,6 +13,7 @@ namespace {
 using trainflops::cli_test::CliRun;
 using trainflops::cli_test::run;
 using trainflops::cli_test::scratch_dir;
+using trainflops::cli_test::slurp;
 
 std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_DATA) + "/" + name; }
 
@@ -24,16 +25,18 @@ TEST(CliTest, BatchReproducesEveryReferenceVector) {
     std::ifstream in(data(file));
     std::vector<nlohmann::json> records;
     std::string line, input;
+    bool any_error = false;
     while (std::getline(in, line)) {
       if (line.empty()) continue;
       records.push_back(nlohmann::json::parse(line));
       nlohmann::json request = records.back();
+      any_error = any_error || request["flops"].is_null();
       request.erase("flops");
       request.erase("error");
       input += request.dump() + "\n";
     }
     const CliRun result = run("batch", input);
-    ASSERT_EQ(result.status, 0) << result.err;
+    ASSERT_EQ(result.status, any_error ? 1 : 0) << result.err;
     std::istringstream out(result.out);
     std::size_t index = 0, passed = 0;
     while (std::getline(out, line)) {
@@ -58,19 +61,84 @@ TEST(CliTest, BatchKeepsGoingAfterABadRecord) {
   const std::string good =
       R"({"args": {"num_layers": 2, "hidden_size": 64, "ffn_hidden_size": 128, "num_attention_heads": 4,)"
       R"( "kv_channels": 16, "padded_vocab_size": 100, "seq_length": 8}, "mode": "model", "batch_size": 2})";
-  const CliRun result =
-      run("batch", good + "\n{oops\n\n" + R"({"args": {}, "mode": "megatron", "batch_size": 1})" + "\n" + good + "\n");
-  ASSERT_EQ(result.status, 0);
+  // Deeper than any reader allows: answered, not a crash that loses the other answers.
+  const std::string deep = R"({"args": )" + std::string(70000, '[') + std::string(70000, ']') + "}";
+  const CliRun result = run("batch", good + "\n{oops\n\n" + R"({"args": {}, "mode": "megatron", "batch_size": 1})" +
+                                         "\n" + deep + "\n" + good + "\n");
+  EXPECT_EQ(result.status, 1);  // some lines failed
+  EXPECT_EQ(result.err, "");
   std::istringstream out(result.out);
   std::vector<std::string> lines;
   for (std::string line; std::getline(out, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 4u) << result.out;
+  // One answer per input line, in order, blank lines included: answer N is line N's.
+  ASSERT_EQ(lines.size(), 6u) << result.out;
   EXPECT_NE(lines[0].find("\"exact\":\""), std::string::npos);
   EXPECT_EQ(lines[1],
-            R"x({"error":"not valid JSON (line 1, column 2: syntax error while parsing object key - invalid literal; )x"
-            R"x(last read: '{o'; expected string literal)"})x");
-  EXPECT_EQ(lines[2], R"({"error":"hidden_size is missing: required for every model"})");
-  EXPECT_EQ(lines[3], lines[0]);
+            R"x({"error":"line 2: not valid JSON (line 1, column 2: syntax error while parsing object key - invalid )x"
+            R"x(literal; last read: '{o'; expected string literal)"})x");
+  EXPECT_EQ(lines[2], R"({"error":"line 3: blank: every line must hold one JSON record"})");
+  EXPECT_EQ(lines[3], R"({"error":"line 4: hidden_size is missing: required for every model"})");
+  EXPECT_EQ(lines[4], R"x({"error":"line 5: not valid JSON: nested deeper than 100 levels (line 1, column 109)"})x");
+  EXPECT_EQ(lines[5], lines[0]);
+  const CliRun all_good = run("batch", good + "\n" + good + "\n");
+  EXPECT_EQ(all_good.status, 0);
+}
+
+// Inputs that once crashed the tool or were silently misread: each is now a clear error (status 2) or an
+// exact reading of the value as Megatron-LM's parser would take it.
+TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
+  const std::string dir = scratch_dir();
+  std::ofstream(dir + "deep.json") << std::string(70000, '[') << std::string(70000, ']');
+  struct Case {
+    std::string arguments, err;
+  };
+  const std::string model = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+                            "--seq-length 8 --global-batch-size 1 --num-experts 4";
+  const std::vector<Case> cases = {
+      {"count --global-batch-size 1 --args " + dir + "deep.json",
+       "trainflops: " + dir + "deep.json: args: not valid JSON: nested deeper than 100 levels (line 1, column 101)\n"},
+      {"count --global-batch-size 1 --config " + dir + "deep.json",
+       "trainflops: " + dir + "deep.json: not valid JSON: nested deeper than 100 levels (line 1, column 101)\n"},
+      {"count --global-batch-size 1 --hf " + dir + "deep.json",
+       "trainflops: " + dir + "deep.json: not valid JSON: nested deeper than 100 levels (line 1, column 101)\n"},
+      {"count --global-batch-size 1 --args /dev/zero",
+       "trainflops: /dev/zero: larger than 16777216 bytes, the most trainflops reads from one such file\n"},
+      {"count --global-batch-size 1 --args " + dir, "trainflops: " + dir + ": is a directory, not a file\n"},
+      // CLI11 never sees the words after --: brackets reach Megatron-LM's list syntax unchanged.
+      {"count --megatron -- " + model + " --moe-layer-freq '[[1]]'",
+       "trainflops: --moe-layer-freq = \"[[1]]\": the list entry at position 2 is a list; entries must be integers\n"},
+      {"count --megatron -- " + model + " --moe-layer-freq '" + std::string(6000, '(') + "[1]*2" +
+           std::string(6000, ')') + "'",
+       "trainflops: --moe-layer-freq = \"" + std::string(100, '(') +
+           "... (12005 characters)\": '(' at position 101 opens more than 100 nested levels\n"},
+      {"presets -- x",
+       "trainflops: unexpected \"x\" after --: only count, sweep and mfu read Megatron-LM flags there (with "
+       "--megatron)\n"},
+      {"count --preset glm-5 --global-batch-size 1 -- --x",
+       "trainflops: unexpected \"--x\" after --: Megatron-LM flags need --megatron (--megatron -- <flags>)\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.arguments.substr(0, 200));
+    const CliRun result = run(c.arguments);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_EQ(result.err, c.err);
+    EXPECT_EQ(result.out, "");
+  }
+  const CliRun repeated = run("count --format json --megatron -- " + model + " --moe-layer-freq '[1]*2'");
+  const CliRun listed = run("count --format json --megatron -- " + model + " --moe-layer-freq '[1,1]'");
+  ASSERT_EQ(repeated.status, 0) << repeated.err;
+  EXPECT_EQ(repeated.out, listed.out);
+}
+
+// Output that cannot be written is a failure, not a silent success.
+TEST(CliTest, LostOutputIsAnError) {
+  const std::string err = scratch_dir() + "full_err";
+  const int raw =
+      std::system((std::string(TRAINFLOPS_CLI) + " count --preset glm-5 --global-batch-size 1 > /dev/full 2> " + err)
+                      .c_str());
+  ASSERT_TRUE(WIFEXITED(raw));
+  EXPECT_EQ(WEXITSTATUS(raw), 3);
+  EXPECT_EQ(slurp(err), "trainflops: cannot write the output (No space left on device)\n");
 }
 
 TEST(CliTest, MegatronFlagsGiveTheSameTotalAsArgsJson) {

@@ -50,7 +50,10 @@ Runner add_count_command(CLI::App& app) {
                       "With --pipeline-stages: decoder layers on the first stage (the others split evenly)");
   command->add_option("--decoder-last-pipeline-num-layers", options->pipeline.last_stage_layers,
                       "With --pipeline-stages: decoder layers on the last stage (the others split evenly)");
-  return [options] { return print_result(run_count(*options)); };
+  return [options](std::vector<std::string> after_dashes) {
+    options->model.megatron_flags = std::move(after_dashes);
+    return print_result(run_count(*options));
+  };
 }
 
 }  // namespace trainflops::cli

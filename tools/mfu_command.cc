@@ -95,7 +95,10 @@ Runner add_mfu_command(CLI::App& app) {
   command->add_option("--peak-tflops", options->peak_tflops, "Dense peak TFLOP/s per GPU (overrides --gpu)");
   command->add_option("--executed-flops", options->executed_flops,
                       "FLOPs executed per iteration (recomputation included): adds HFU");
-  return [options] { return print_result(run_mfu(*options)); };
+  return [options](std::vector<std::string> after_dashes) {
+    options->model.megatron_flags = std::move(after_dashes);
+    return print_result(run_mfu(*options));
+  };
 }
 
 }  // namespace trainflops::cli

@@ -14,7 +14,8 @@ namespace {
 
 Result<ModelSource> load(const ModelOptions& o) {
   if (!o.megatron && !o.megatron_flags.empty()) {
-    return Error("unexpected argument \"" + o.megatron_flags.front() + "\": Megatron-LM flags go after --megatron --");
+    return Error("unexpected \"" + o.megatron_flags.front() + "\" after --: Megatron-LM flags need --megatron "
+                 "(--megatron -- <flags>)");
   }
   const int sources =
       !o.preset.empty() + !o.args_file.empty() + !o.config_file.empty() + !o.hf_file.empty() + o.megatron;
@@ -71,7 +72,6 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--dsa-indexer-grad-mode", options.dsa_indexer_grad_mode,
                      "How every DSA indexer trains, whatever the model source: off, detached (dense KL loss), "
                      "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
-  command.add_option("megatron_flags", options.megatron_flags, "Megatron-LM flags (after --)");
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
 }
 

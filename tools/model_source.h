@@ -17,7 +17,7 @@ namespace trainflops::cli {
 struct ModelOptions {
   std::string preset, args_file, config_file, hf_file;
   bool megatron = false;
-  std::vector<std::string> megatron_flags;  // the words after --
+  std::vector<std::string> megatron_flags;  // the words after -- (set by the runner, not by CLI11)
   std::string dsa_indexer_grad_mode;        // empty: as the source says
   bool verbose = false;
 };

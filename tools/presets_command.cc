@@ -37,7 +37,10 @@ Result<std::string> list_presets() {
 
 Runner add_presets_command(CLI::App& app) {
   app.add_subcommand("presets", "List the built-in models (--preset NAME) with their parameters");
-  return [] { return print_result(list_presets()); };
+  return [](const std::vector<std::string>& after_dashes) {
+    if (const int status = reject_words_after_dashes(after_dashes)) return status;
+    return print_result(list_presets());
+  };
 }
 
 }  // namespace trainflops::cli

@@ -47,7 +47,10 @@ Runner add_sweep_command(CLI::App& app) {
   command->add_option("--plot", options->plot_file,
                       "Also draw the sweep into FILE (.png or .svg), with python3 -m trainflops.plot")
       ->option_text("FILE");
-  return [options] { return print_result(run_sweep(*options)); };
+  return [options](std::vector<std::string> after_dashes) {
+    options->model.megatron_flags = std::move(after_dashes);
+    return print_result(run_sweep(*options));
+  };
 }
 
 }  // namespace trainflops::cli

@@ -1,5 +1,8 @@
 // The trainflops command line: parses arguments, calls the library, prints.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,7 +18,22 @@ int report_error(const Error& error) {
 int print_result(const Result<std::string>& output) {
   if (!output.ok()) return report_error(output.error());
   std::cout << output.value();
-  return 0;
+  return finish_output(0);
+}
+
+int finish_output(int status) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return status;
+  std::cerr << "trainflops: cannot write the output"
+            << (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string()) << "\n";
+  return kCannotWrite;
+}
+
+int reject_words_after_dashes(const std::vector<std::string>& after_dashes) {
+  if (after_dashes.empty()) return 0;
+  return report_error(Error("unexpected \"" + after_dashes.front() +
+                            "\" after --: only count, sweep and mfu read Megatron-LM flags there (with --megatron)"));
 }
 
 }  // namespace trainflops::cli
@@ -31,14 +49,20 @@ int main(int argc, char** argv) {
       add_presets_command(app),
       add_mfu_command(app),
   };
+  // The words after the first `--` go to the subcommand as they are.
+  std::vector<char*> before_dashes;
+  std::vector<std::string> after_dashes;
+  int i = 0;
+  for (; i < argc && (i == 0 || std::string_view(argv[i]) != "--"); ++i) before_dashes.push_back(argv[i]);
+  for (++i; i < argc; ++i) after_dashes.emplace_back(argv[i]);
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(before_dashes.size()), before_dashes.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kBadInput;  // --help exits 0
   }
   const auto subcommands = app.get_subcommands({});
   for (std::size_t i = 0; i < subcommands.size(); ++i) {
-    if (subcommands[i]->parsed()) return runners[i]();
+    if (subcommands[i]->parsed()) return runners[i](std::move(after_dashes));
   }
   return kBadInput;
 }

@@ -30,11 +30,16 @@ struct CountRequest {
 // the documents, and the exact modes read the documents.
 Result<CountRequest> parse_count_request(std::string_view record_json);
 
-// The result line for one record, without a newline:
+// The answer to line `line_number` (from 1) of a batch, one JSON object
+// without a newline:
 //   {"flops": <number>}                       megatron mode
 //   {"flops": <number>, "exact": "<integer>"} exact modes
-//   {"error": "<message>"}                    anything invalid
-std::string batch_result_line(std::string_view record_json);
+//   {"error": "line N: <message>"}            a blank line or anything invalid
+struct BatchAnswer {
+  std::string json;
+  bool ok = false;  // false: the answer is an error
+};
+BatchAnswer answer_batch_line(std::string_view line, std::int64_t line_number);
 
 }  // namespace trainflops
 
