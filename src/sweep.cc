@@ -136,16 +136,13 @@ Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
-    std::string item(text.substr(start, end - start));
-    Int128 scale = 1;
-    if (!item.empty() && (item.back() == 'k' || item.back() == 'K')) scale = 1024;
-    if (!item.empty() && (item.back() == 'm' || item.back() == 'M')) scale = 1024 * 1024;
-    const auto number = parse_decimal(scale == 1 ? item : item.substr(0, item.size() - 1));
-    const Int128 value = number ? checked_mul(*number, scale).value_or(0) : 0;
-    if (!number || value < 1 || value > INT64_MAX || item[0] == '+' || item[0] == '-') {
-      return Error("--seq-lengths: \"" + item + "\" is not a context length (a positive integer, optionally with k or m)");
+    const std::string_view item = text.substr(start, end - start);
+    const Result<std::int64_t> length = parse_size(item, "length", 1, SizeSuffixes::kAccepted);
+    if (!length.ok()) {
+      return Error("--seq-lengths: \"" + std::string(item) +
+                   "\" is not a context length (a positive integer, optionally with k or m)");
     }
-    lengths.push_back(static_cast<std::int64_t>(value));
+    lengths.push_back(length.value());
     start = end + 1;
   }
   return lengths;

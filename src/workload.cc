@@ -105,6 +105,32 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
 
 }  // namespace
 
+Result<std::int64_t> parse_size(std::string_view text, std::string_view field, std::int64_t minimum,
+                                SizeSuffixes suffixes) {
+  const bool with_suffixes = suffixes == SizeSuffixes::kAccepted;
+  const auto invalid = [&] {
+    return Error(std::string(field) + " = \"" + std::string(text) + "\": must be an integer >= " +
+                 std::to_string(minimum) + (with_suffixes ? ", optionally with k or m" : ""));
+  };
+  Int128 scale = 1;
+  std::string_view digits = text;
+  if (with_suffixes && !digits.empty()) {
+    const char last = digits.back();
+    if (last == 'k' || last == 'K') scale = 1024;
+    if (last == 'm' || last == 'M') scale = 1024 * 1024;
+    if (scale != 1) digits.remove_suffix(1);
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return invalid();
+  const std::optional<Int128> number = parse_decimal(digits);
+  const std::optional<Int128> value = number ? checked_mul(*number, scale) : std::nullopt;
+  if (!value || *value > INT64_MAX) {
+    return Error(ErrorCode::kOverflow, std::string(field) + " = \"" + std::string(text) + "\": must be at most " +
+                                           std::to_string(INT64_MAX));
+  }
+  if (*value < minimum) return invalid();
+  return static_cast<std::int64_t>(*value);
+}
+
 Status validate(const Workload& workload) {
   if (const auto* bshd = std::get_if<Bshd>(&workload)) {
     if (bshd->batch_size < 1) {

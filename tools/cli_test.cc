@@ -111,6 +111,14 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
            std::string(6000, ')') + "'",
        "trainflops: --moe-layer-freq = \"" + std::string(100, '(') +
            "... (12005 characters)\": '(' at position 101 opens more than 100 nested levels\n"},
+      // Sizes are parsed by trainflops: out of range is an error, never a clamped value.
+      {"count --preset llama-3.1-8b --global-batch-size 99999999999999999999",
+       "trainflops: --global-batch-size = \"99999999999999999999\": must be at most 9223372036854775807\n"},
+      {"count --preset llama-3.1-8b --global-batch-size 1 --seq-length 1.5",
+       "trainflops: --seq-length = \"1.5\": must be an integer >= 1, optionally with k or m\n"},
+      {"count --preset llama-3.1-8b --docs 10,20 --seq-length 999",
+       "trainflops: --seq-length = 999: goes with --global-batch-size (BSHD); --docs, --cu-seqlens and the "
+       "aggregates carry their own lengths\n"},
       {"presets -- x",
        "trainflops: unexpected \"x\" after --: only count, sweep and mfu read Megatron-LM flags there (with "
        "--megatron)\n"},
@@ -124,6 +132,10 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
     EXPECT_EQ(result.err, c.err);
     EXPECT_EQ(result.out, "");
   }
+  const CliRun with_suffix = run("count --preset llama-3.1-8b --global-batch-size 1 --seq-length 4k --format json");
+  const CliRun plain = run("count --preset llama-3.1-8b --global-batch-size 1 --seq-length 4096 --format json");
+  ASSERT_EQ(with_suffix.status, 0) << with_suffix.err;
+  EXPECT_EQ(with_suffix.out, plain.out);
   const CliRun repeated = run("count --format json --megatron -- " + model + " --moe-layer-freq '[1]*2'");
   const CliRun listed = run("count --format json --megatron -- " + model + " --moe-layer-freq '[1,1]'");
   ASSERT_EQ(repeated.status, 0) << repeated.err;

@@ -10,11 +10,9 @@ Result<std::vector<std::int64_t>> parse_length_list(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    auto value = parse_decimal(item);
-    if (!value || *value < 0 || *value > INT64_MAX) {
-      return Error("--docs: \"" + item + "\" is not a document length (a non-negative integer)");
-    }
-    lengths.push_back(static_cast<std::int64_t>(*value));
+    const Result<std::int64_t> length = parse_size(item, "--docs", 0, SizeSuffixes::kRejected);
+    if (!length.ok()) return Error("--docs: \"" + item + "\" is not a document length (a non-negative integer)");
+    lengths.push_back(length.value());
   }
   return lengths;
 }
@@ -23,7 +21,7 @@ Result<std::vector<std::int64_t>> parse_length_list(const std::string& text) {
 
 void add_workload_options(CLI::App& command, WorkloadOptions& options) {
   command.add_option("--global-batch-size", options.global_batch_size, "BSHD: sequences per iteration");
-  command.add_option("--seq-length", options.seq_length, "BSHD: tokens per sequence");
+  command.add_option("--seq-length", options.seq_length, "BSHD: tokens per sequence (4096, or 4k)");
   command.add_option("--docs", options.docs, "THD: packed document lengths, comma-separated");
   command.add_option("--cu-seqlens", options.cu_seqlens_file, "THD: cu_seqlens file (.npy or text)");
   command.add_option("--total-real-tokens", options.total_real_tokens, "Aggregates: T = sum of lengths");
@@ -37,6 +35,11 @@ Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& sour
     return Error(
         "give one workload: --global-batch-size (with --seq-length), --docs, --cu-seqlens, or "
         "--total-real-tokens with --seqlen-squared-sum");
+  }
+  if (given == 1 && o.seq_length) {
+    return Error("--seq-length = " + *o.seq_length +
+                 ": goes with --global-batch-size (BSHD); --docs, --cu-seqlens and the aggregates carry their own "
+                 "lengths");
   }
   if (!o.docs.empty()) {
     TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, parse_length_list(o.docs));
@@ -58,8 +61,14 @@ Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& sour
     if (!squares) return Error("--seqlen-squared-sum = \"" + *o.seqlen_squared_sum + "\": must be an integer");
     return Workload{SequenceAggregates{*tokens, *squares}};
   }
-  const auto batch = o.global_batch_size ? o.global_batch_size : source.global_batch_size;
-  const auto length = o.seq_length ? o.seq_length : source.seq_length;
+  std::optional<std::int64_t> batch = source.global_batch_size, length = source.seq_length;
+  if (o.global_batch_size) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(batch,
+                                parse_size(*o.global_batch_size, "--global-batch-size", 1, SizeSuffixes::kRejected));
+  }
+  if (o.seq_length) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(length, parse_size(*o.seq_length, "--seq-length", 1, SizeSuffixes::kAccepted));
+  }
   if (!batch) {
     return Error(
         "no workload: give --global-batch-size with --seq-length (BSHD), --docs, --cu-seqlens FILE, or "

@@ -17,7 +17,8 @@
 namespace trainflops::cli {
 
 struct WorkloadOptions {
-  std::optional<std::int64_t> global_batch_size, seq_length;
+  // Parsed by the library (parse_size): range errors, and 4k-style lengths.
+  std::optional<std::string> global_batch_size, seq_length;
   std::string docs, cu_seqlens_file;
   std::optional<std::string> total_real_tokens, seqlen_squared_sum;
 };
