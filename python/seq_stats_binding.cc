@@ -40,7 +40,7 @@ the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
           },
           py::arg("lengths"), "Adds documents by their lengths (>= 0). On error nothing is added.")
       .def("vector", &SeqStats::vector,
-           "The state: a list of int64, two lanes per statistic; sum it over ranks with all_reduce(SUM).")
+           "The state: a list of int64, three lanes per statistic; sum it over ranks with all_reduce(SUM).")
       .def(
           "set_vector",
           [](SeqStats& self, py::handle summed) {
@@ -63,7 +63,7 @@ the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
             for (const Statistic& statistic : self.counter().statistics()) names.push_back(statistic_name(statistic));
             return names;
           },
-          "The statistics the vector holds, two lanes each, in order.")
+          "The statistics the vector holds, three lanes each, in order.")
       .def("__repr__", [](const SeqStats& self) {
         return "<trainflops.SeqStats " + to_decimal(self.tokens()) + " tokens, " +
                std::to_string(self.counter().statistics().size()) + " statistics>";

@@ -7,9 +7,12 @@
 namespace trainflops {
 namespace {
 
-constexpr Int128 kLowLane = Int128{1} << 32;
-// From 2^94 up a lane pair could overflow when 2^31 ranks are summed.
+constexpr int kLaneBits = 32;
+constexpr Int128 kLaneMask = (Int128{1} << kLaneBits) - 1;
+// A rank's sums stay below 2^94, so its top lane is below 2^30 and the top
+// lane of a sum over kMaxRanks ranks below 2^61: the sum fits in 128 bits.
 constexpr int kMaxSumBits = 94;
+constexpr std::int64_t kMaxSummedTopLane = std::int64_t{1} << (kMaxSumBits - 2 * kLaneBits + 31);
 
 }  // namespace
 
@@ -34,26 +37,35 @@ Status SeqStats::add_cu_seqlens(std::span<const std::int32_t> cu_seqlens) {
 
 std::vector<std::int64_t> SeqStats::vector() const {
   std::vector<std::int64_t> lanes;
-  lanes.reserve(2 * sums_.size());
+  lanes.reserve(kLanesPerStatistic * sums_.size());
   for (Int128 sum : sums_) {
-    lanes.push_back(static_cast<std::int64_t>(sum / kLowLane));
-    lanes.push_back(static_cast<std::int64_t>(sum % kLowLane));
+    for (int lane = kLanesPerStatistic - 1; lane >= 0; --lane) {
+      lanes.push_back(static_cast<std::int64_t>((sum >> (lane * kLaneBits)) & kLaneMask));
+    }
   }
   return lanes;
 }
 
 Status SeqStats::set_vector(std::span<const std::int64_t> summed) {
-  if (summed.size() != 2 * sums_.size()) {
+  if (summed.size() != kLanesPerStatistic * sums_.size()) {
     return Error("the vector has " + std::to_string(summed.size()) + " entries; this model's has " +
-                 std::to_string(2 * sums_.size()));
+                 std::to_string(kLanesPerStatistic * sums_.size()));
   }
   std::vector<Int128> sums(sums_.size());
   for (std::size_t i = 0; i < sums.size(); ++i) {
-    if (summed[2 * i] < 0 || summed[2 * i + 1] < 0) {
-      return Error("vector[" + std::to_string(summed[2 * i] < 0 ? 2 * i : 2 * i + 1) +
-                   "] is negative: not a sum of SeqStats vectors");
+    for (std::size_t lane = 0; lane < kLanesPerStatistic; ++lane) {
+      const std::size_t at = kLanesPerStatistic * i + lane;
+      if (summed[at] < 0) return Error("vector[" + std::to_string(at) + "] is negative: not a sum of SeqStats vectors");
     }
-    sums[i] = Int128{summed[2 * i]} * kLowLane + summed[2 * i + 1];
+    const std::size_t top = kLanesPerStatistic * i;
+    if (summed[top] > kMaxSummedTopLane) {
+      return Error(ErrorCode::kOverflow, "vector[" + std::to_string(top) + "] = " + std::to_string(summed[top]) +
+                                             ": more than a sum over " + std::to_string(kMaxRanks) +
+                                             " ranks can hold: not a sum of SeqStats vectors");
+    }
+    for (std::size_t lane = 0; lane < kLanesPerStatistic; ++lane) {
+      sums[i] = (sums[i] << kLaneBits) + summed[top + lane];
+    }
   }
   sums_ = std::move(sums);
   return Ok{};

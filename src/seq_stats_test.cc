@@ -45,6 +45,45 @@ TEST(SeqStatsTest, VectorsSummedOverRanksGiveTheGlobalCount) {
   EXPECT_EQ(to_decimal(global.tokens()), to_decimal(direct.value().tokens));
 }
 
+// The documented limit: each rank's sums below 2^94, up to 2^31 ranks. The
+// elementwise sum of 2^31 copies of a vector (what all_reduce gives for that
+// many identical ranks) fits int64 in every lane and reads back as 2^31 times
+// the rank's sums, exactly.
+TEST(SeqStatsTest, LanesSumExactlyOverTheMostRanksAtTheLimit) {
+  SeqStats rank = SeqStats::create(dsa_model()).value();
+  const std::int64_t near_limit = 199'032'864'766'429;  // L(L+1)/2, the most pairs, just below 2^94
+  const std::vector<std::int64_t> document = {near_limit};
+  ASSERT_TRUE(rank.add_lengths(document).ok());
+  const std::vector<std::int64_t> lanes = rank.vector();
+  ASSERT_EQ(lanes.size(), SeqStats::kLanesPerStatistic * rank.counter().statistics().size());
+  const Int128 one_rank = *count(dsa_model(), PackedDocuments{document}, Mode::kModel).value().total.exact;
+  for (const std::int64_t ranks : {std::int64_t{5}, SeqStats::kMaxRanks}) {
+    SCOPED_TRACE(ranks);
+    std::vector<std::int64_t> summed;
+    for (std::int64_t lane : lanes) {
+      std::int64_t total = 0;
+      ASSERT_FALSE(__builtin_mul_overflow(lane, ranks, &total)) << lane;
+      summed.push_back(total);
+    }
+    SeqStats global = SeqStats::create(dsa_model()).value();
+    ASSERT_TRUE(global.set_vector(summed).ok()) << global.set_vector(summed).error().message();
+    EXPECT_EQ(to_decimal(global.tokens()), to_decimal(Int128{near_limit} * ranks));
+    // The statistics are exact; FLOPs of 2^31 such ranks pass 2^127: an overflow error, not a wrapped number.
+    const Result<Flops> flops = global.flops();
+    if (ranks == 5) {
+      EXPECT_EQ(to_decimal(*flops.value().exact), to_decimal(one_rank * ranks));
+    } else {
+      EXPECT_EQ(flops.error().code(), ErrorCode::kOverflow);
+    }
+  }
+  // A rank past the limit (this KPool model's largest sum, its complete-pool pairs, about L^2 / 8,
+  // passes 2^94 at three times that length): an overflow error, nothing added.
+  const std::vector<std::int64_t> over = {3 * near_limit};
+  const Status too_much = SeqStats::create(dsa_model()).value().add_lengths(over);
+  ASSERT_FALSE(too_much.ok());
+  EXPECT_EQ(too_much.error().code(), ErrorCode::kOverflow);
+}
+
 TEST(SeqStatsTest, Errors) {
   SeqStats stats = SeqStats::create(dsa_model()).value();
   const std::vector<std::int32_t> decreasing = {0, 5, 3};

@@ -28,11 +28,19 @@ class SeqStats {
   Status add_cu_seqlens(std::span<const std::int64_t> cu_seqlens);
   Status add_cu_seqlens(std::span<const std::int32_t> cu_seqlens);
 
-  // The state: two lanes per statistic, sum = high * 2^32 + low, with
-  // 0 <= low < 2^32 here, so that summing the lanes of up to 2^31 ranks
-  // neither overflows nor loses a carry.
+  // The most ranks whose vectors may be summed.
+  static constexpr std::int64_t kMaxRanks = std::int64_t{1} << 31;
+  static constexpr std::size_t kLanesPerStatistic = 3;
+
+  // The state: three lanes per statistic, most significant first,
+  // sum = top * 2^64 + middle * 2^32 + bottom, each lane in [0, 2^32) here
+  // (a rank's sums stay below 2^94; more is an overflow error when adding),
+  // so that summing the lanes of up to kMaxRanks ranks neither overflows
+  // int64 nor loses a carry.
   std::vector<std::int64_t> vector() const;
   // Replaces the state with a summed vector (as all_reduce returns it).
+  // Errors: a length other than this model's, a negative lane, a top lane
+  // larger than kMaxRanks ranks can sum to.
   Status set_vector(std::span<const std::int64_t> summed);
 
   // Exact FLOPs of one iteration over every document added (or merged).

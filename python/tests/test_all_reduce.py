@@ -1,15 +1,19 @@
-"""SeqStats across 4 data-parallel ranks: torch.distributed (gloo), one all_reduce(SUM).
+"""SeqStats across data-parallel ranks: torch.distributed (gloo), one all_reduce(SUM).
 
 Each rank adds different documents from its own cu_seqlens (a CPU tensor, as a
 packed-sequence data loader yields it), all-reduces vector(), and must find
 the exact model-mode FLOPs of the whole global batch: equal to one process
-that saw every document, and to count(..., docs=every document).
+that saw every document, and to count(..., docs=every document). Once with 4
+ranks of ordinary documents, once with 5 ranks whose sums are just below the
+per-rank limit of 2^94, where a representation with 32-bit headroom would
+overflow int64 in the all-reduce.
 """
 import datetime
 import os
 import random
 import socket
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -17,24 +21,26 @@ import torch.multiprocessing as mp
 import trainflops
 from test_seq_stats import DSA_ARGS
 
-WORLD_SIZE = 4
+# The longest document whose causal pairs, L(L+1)/2, stay below 2^94.
+NEAR_LIMIT_LENGTH = 199_032_864_766_429
+SCENARIOS = {
+    # name: (ranks, the documents of a rank, int32 cu_seqlens)
+    "mixed": (4, lambda rank: [random.Random(1000 + rank).randrange(1, 9000) for _ in range(5 + 3 * rank)], True),
+    "near the limit": (5, lambda rank: [NEAR_LIMIT_LENGTH - rank], False),
+}
 
 
-def rank_documents(rank):
-    rng = random.Random(1000 + rank)
-    return [rng.randrange(1, 9000) for _ in range(5 + 3 * rank)]
-
-
-def run_rank(rank, port, results):
+def run_rank(rank, scenario, port, results):
     """One rank; sends (rank, flops, tokens) to `results`, the numbers as text (exact ints of any size)."""
+    world_size, rank_documents, narrow = SCENARIOS[scenario]
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     # A rank that fails stops the others within seconds, not gloo's default 30 minutes.
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=datetime.timedelta(seconds=30))
+    dist.init_process_group("gloo", rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=30))
     try:
         stats = trainflops.SeqStats(DSA_ARGS)
-        docs = rank_documents(rank)
-        stats.add_cu_seqlens(torch.cumsum(torch.tensor([0] + docs, dtype=torch.int32), 0, dtype=torch.int32))
+        dtype = torch.int32 if narrow else torch.int64
+        stats.add_cu_seqlens(torch.cumsum(torch.tensor([0] + rank_documents(rank), dtype=dtype), 0, dtype=dtype))
         vector = torch.tensor(stats.vector(), dtype=torch.int64)
         dist.all_reduce(vector, op=dist.ReduceOp.SUM)
         stats.set_vector(vector)
@@ -49,18 +55,26 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def test_four_ranks_all_reduce_to_the_exact_global_count():
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_ranks_all_reduce_to_the_exact_global_count(scenario):
+    world_size, rank_documents, _ = SCENARIOS[scenario]
     # A fork server that imported torch once starts the ranks in a second. (Forking
     # pytest itself is unsafe once other tests have run torch's thread pools.)
     context = mp.get_context("forkserver")
     context.set_forkserver_preload(["torch", "torch.distributed", "trainflops", __name__])
     results = context.SimpleQueue()
-    mp.start_processes(run_rank, args=(free_port(), results), nprocs=WORLD_SIZE, join=True,
+    mp.start_processes(run_rank, args=(scenario, free_port(), results), nprocs=world_size, join=True,
                        start_method="forkserver")
-    results = {rank: (flops, tokens) for rank, flops, tokens in (results.get() for _ in range(WORLD_SIZE))}
-    every_document = [length for rank in range(WORLD_SIZE) for length in rank_documents(rank)]
+    results = {rank: (flops, tokens) for rank, flops, tokens in (results.get() for _ in range(world_size))}
+    every_document = [length for rank in range(world_size) for length in rank_documents(rank)]
     single = trainflops.SeqStats(DSA_ARGS)
-    single.add_lengths(every_document)
-    expected = (str(single.flops()), str(sum(every_document)))
-    assert results == {rank: expected for rank in range(WORLD_SIZE)}
-    assert single.flops() == trainflops.count(DSA_ARGS, docs=every_document, mode="model").total
+    if scenario == "near the limit":
+        # One process cannot hold them all: its own sums would pass the limit.
+        with pytest.raises(trainflops.CountOverflowError):
+            single.add_lengths(every_document)
+        expected_flops = trainflops.count(DSA_ARGS, docs=every_document, mode="model").total
+    else:
+        single.add_lengths(every_document)
+        expected_flops = single.flops()
+        assert expected_flops == trainflops.count(DSA_ARGS, docs=every_document, mode="model").total
+    assert results == {rank: (str(expected_flops), str(sum(every_document))) for rank in range(world_size)}
