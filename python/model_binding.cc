@@ -77,26 +77,31 @@ bool unchanged(const py::object& now, const py::object& then) {
   return PyObject_RichCompareBool(items.ptr(), then.ptr(), Py_EQ) == 1;
 }
 
-// Megatron-LM arguments as a JSON object, reading only the names trainflops
-// reads; `lookup` returns the value or a null object when the name is absent.
+// Megatron-LM arguments as a JSON object, reading each name trainflops reads
+// once; `lookup` returns the value or a null object when the name is absent.
 // The drop-in runs every iteration with the same args: when every value is
 // the object of the previous call (or an equal list), the previous model is
-// returned without converting anything.
+// returned without converting anything. A lookup may run Python code (a
+// property, __getattr__) and so let another thread run and record its own
+// call: the values are compared with one snapshot of the previous call, taken
+// before the first lookup, never with a mix of two calls.
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
   struct Previous {
-    std::vector<py::object> values;  // per name; leaked at exit like the names
+    std::vector<py::object> values;  // per name
     std::shared_ptr<PyModel> model;
   };
-  static Previous& previous = *new Previous();
+  // Leaked at exit like the names: destroying Python objects after the interpreter is unsafe.
+  static std::shared_ptr<const Previous>& latest = *new std::shared_ptr<const Previous>();
+  const std::shared_ptr<const Previous> previous = latest;
   const std::vector<py::str>& names = python_arg_names();
   std::vector<py::object> values(names.size());
-  bool same = previous.model != nullptr;
+  bool same = previous != nullptr;
   for (std::size_t i = 0; i < names.size(); ++i) {
     values[i] = lookup(names[i]);
-    same = same && unchanged(values[i], previous.values[i]);
+    same = same && unchanged(values[i], previous->values[i]);
   }
-  if (same) return previous.model;
+  if (same) return previous->model;
 
   nlohmann::json object = nlohmann::json::object();
   bool any = false;
@@ -108,7 +113,7 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
   if (!any) return nullptr;
   std::shared_ptr<PyModel> model = from_recent_args(std::move(object));
   for (py::object& value : values) value = snapshot(value);
-  previous = Previous{std::move(values), model};
+  latest = std::make_shared<const Previous>(Previous{std::move(values), model});
   return model;
 }
 

@@ -137,3 +137,47 @@ def test_invalid_arguments_raise_trainflops_error(call, message):
     with pytest.raises(trainflops.TrainflopsError) as raised:
         num_floating_point_operations(*call)
     assert str(raised.value) == message
+
+
+class ComputedArgs:
+    """Arguments computed on each read, as a property or __getattr__ serves them: reading them runs
+    Python code, which lets other threads run in the middle of a call."""
+
+    def __init__(self, layers):
+        self._layers = layers
+
+    @property
+    def num_layers(self):
+        return self._layers
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = ARGS.get(name)
+        return list(value) if isinstance(value, list) else value
+
+
+def test_threads_with_computed_arguments_get_their_own_count():
+    import sys
+    import threading
+    serial = {layers: num_floating_point_operations(ComputedArgs(layers), 8) for layers in (1, 2, 3, 4)}
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    wrong = []
+
+    def worker(index):
+        for call in range(300):
+            layers = 1 + (index + call) % 4
+            got = num_floating_point_operations(ComputedArgs(layers), 8)
+            if got != serial[layers]:
+                wrong.append((layers, got))
+
+    try:
+        threads = [threading.Thread(target=worker, args=(index,)) for index in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch_interval)
+    assert wrong == []
