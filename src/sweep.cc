@@ -1,6 +1,8 @@
 #include "trainflops/sweep.h"
 
+#include <array>
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace trainflops {
@@ -17,29 +19,57 @@ void replace_dsa(std::vector<Layer>& layers) {
 }
 
 // Table columns: components grouped into what a reader compares.
-struct Group {
-  const char* title;
-  std::vector<Component> members;
-};
+enum class Group { kCoreAttention, kIndexer, kAttentionProjections, kMlpMoe, kOther };
+constexpr std::array kGroups = {Group::kCoreAttention, Group::kIndexer, Group::kAttentionProjections,
+                                Group::kMlpMoe, Group::kOther};
 
-const std::vector<Group>& groups() {
-  static const std::vector<Group> all = {
-      {"core attn", {Component::kCoreAttention, Component::kDsaCoreAttention}},
-      {"indexer", {Component::kIndexerProjections, Component::kIndexerScoring, Component::kIndexerTeacher, Component::kKpoolGate,
-                   Component::kKpoolPooling}},
-      {"attn proj", {Component::kAttentionProjections}},
-      {"mlp+moe", {Component::kMlp, Component::kMoeRouted, Component::kMoeShared}},
-      {"other", {Component::kMamba, Component::kGatedDeltaNet, Component::kGatedDeltaProduct, Component::kMtp,
-                 Component::kLogits}},
-  };
-  return all;
+constexpr const char* group_title(Group group) {
+  switch (group) {
+    case Group::kCoreAttention: return "core attn";
+    case Group::kIndexer: return "indexer";
+    case Group::kAttentionProjections: return "attn proj";
+    case Group::kMlpMoe: return "mlp+moe";
+    case Group::kOther: return "other";
+  }
+  return "";
 }
 
-double group_sum(const SweepPoint& point, const Group& group) {
-  double sum = 0;
-  for (const ComponentFlops& part : point.components) {
-    for (Component member : group.members) sum += part.component == member ? part.flops.value : 0;
+// No default: a component added without a group leaves the switch, and the
+// static_assert below fails to compile.
+constexpr std::optional<Group> group_of(Component component) {
+  switch (component) {
+    case Component::kCoreAttention:
+    case Component::kDsaCoreAttention: return Group::kCoreAttention;
+    case Component::kIndexerProjections:
+    case Component::kIndexerScoring:
+    case Component::kIndexerTeacher:
+    case Component::kKpoolGate:
+    case Component::kKpoolPooling: return Group::kIndexer;
+    case Component::kAttentionProjections:
+    case Component::kKvCompressor: return Group::kAttentionProjections;
+    case Component::kMlp:
+    case Component::kMoeRouted:
+    case Component::kMoeShared:
+    case Component::kMoeRouter: return Group::kMlpMoe;
+    case Component::kMamba:
+    case Component::kGatedDeltaNet:
+    case Component::kGatedDeltaProduct:
+    case Component::kMtp:
+    case Component::kLogits: return Group::kOther;
   }
+  return std::nullopt;
+}
+
+static_assert([] {
+  for (Component component : kAllComponents) {
+    if (!group_of(component)) return false;
+  }
+  return true;
+}(), "every component belongs to a sweep group");
+
+double group_sum(const SweepPoint& point, Group group) {
+  double sum = 0;
+  for (const ComponentFlops& part : point.components) sum += group_of(part.component) == group ? part.flops.value : 0;
   return sum;
 }
 
@@ -59,13 +89,13 @@ std::string render_table(const std::vector<SweepPoint>& points, const std::strin
                     " mode, GFLOPs per token of one training iteration (forward + backward)\n";
   out += "model  " + model_summary + "\n\n";
   out += column("context", 9) + column("dense attn", 12) + column("this model", 12) + column("dense/this", 12);
-  for (const Group& group : groups()) out += column(group.title, 11);
+  for (Group group : kGroups) out += column(group_title(group), 11);
   out += "\n";
   for (const SweepPoint& point : points) {
     out += column(std::to_string(point.seq_length), 9) + column(fixed(point.dense_per_token / 1e9, "%.1f"), 12) +
            column(fixed(point.per_token / 1e9, "%.1f"), 12) +
            column(fixed(point.dense_per_token / point.per_token, "%.2fx"), 12);
-    for (const Group& group : groups()) out += column(fixed(group_sum(point, group) / 1e9, "%.1f"), 11);
+    for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, "%.1f"), 11);
     out += "\n";
   }
   return out;

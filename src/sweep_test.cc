@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "trainflops/presets.h"
 
@@ -57,6 +58,26 @@ TEST(SweepTest, Renders) {
   EXPECT_TRUE(json["points"][0]["components_per_token"].contains("indexer_scoring"));
   const std::string csv = render_sweep(points, "GLM-5", Mode::kModel, Format::kCsv);
   EXPECT_EQ(csv.rfind("seq_length,per_token,dense_per_token,dense_over_this,attention_projections,", 0), 0u);
+}
+
+// The table's group columns add up to the per-token total, executed-mode
+// components (the router, the indexer's teacher) included.
+TEST(SweepTest, GroupColumnsAddUpToTheTotal) {
+  Model model = preset("deepseek-v3.2");
+  ASSERT_TRUE(set_dsa_indexer_grad_mode(model, DsaIndexer::GradMode::kDetached).ok());
+  const auto points = sweep(model, {4096}, Mode::kExecuted).value();
+  const std::string table = render_sweep(points, "DeepSeek-V3.2", Mode::kExecuted, Format::kTable);
+  std::istringstream row(table.substr(table.rfind("     4096")));
+  double context = 0, dense = 0, total = 0, groups_sum = 0, group = 0;
+  std::string ratio;
+  row >> context >> dense >> total >> ratio;
+  for (int column = 0; column < 5; ++column) {
+    row >> group;
+    groups_sum += group;
+  }
+  ASSERT_TRUE(row) << table;
+  EXPECT_NEAR(groups_sum, total, 5 * 0.05 + 1e-9) << table;  // five columns rounded to 0.1
+  EXPECT_NEAR(total, points[0].per_token / 1e9, 0.05);
 }
 
 TEST(PresetsTest, EveryPresetBuildsAndIsFound) {
