@@ -1,61 +1,45 @@
 # The two commands of the README: `make demo` and `make test`. Both install
 # missing Debian packages first (scripts/install-deps), then build with CMake.
+#
+#   make demo       builds the command-line tool alone and runs scripts/demo
+#   make test       builds everything, runs every ctest entry (unit, reference
+#                   vectors, command line, install, Python, PyTorch validation),
+#                   then the unit tests under AddressSanitizer and
+#                   UndefinedBehaviorSanitizer (build-asan/)
+#   make validate   the PyTorch runtime check alone, one line per case
+#   make bench      benchmarks in a Release build (build-release/), then the
+#                   Python figures
+#   make fuzz       every libFuzzer target of fuzz/ for FUZZ_SECONDS each
+#                   (clang, build-fuzz/)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 MAKEFLAGS += --no-print-directory
-
-.PHONY: all deps build demo test clean
-
-all: build
-
-deps:
-	@scripts/install-deps
-
-build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
-
-# A real model (GLM-4.5-class MoE with MLA-free GQA, from Megatron-LM flags)
-# on a BSHD batch, then a DeepSeek-V3-class model on a packed batch.
-demo: build
-	@scripts/demo $(BUILD)/trainflops
-
-test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-
-clean:
-	rm -rf $(BUILD)
-
-# --- Runtime validation ----------------------------------------------
-# `make validate`: installs python3-torch when missing, builds, and checks
-# executed mode against small PyTorch models run forward and backward
-# (validation/, README "How we know the numbers are right"), one line per case.
-# `make test` runs the same suite as a ctest entry, so it needs python3-torch too.
-.PHONY: validate validation-deps
-validate: validation-deps build
-	@/usr/bin/python3 -m validation --cli $(BUILD)/trainflops
-
-test: validation-deps
-
-validation-deps:
-	@scripts/install-deps python3-torch
-# --- end of runtime validation -------------------------------------------------
-
-# --- Speed and robustness -------------------------------------------
-# `make test` also runs the library's unit tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer (g++, build-asan/). `make bench` runs the
-# benchmarks (Release, build-release/) and prints the README's Performance
-# figures; `make fuzz` runs every libFuzzer target of fuzz/ for FUZZ_SECONDS
-# each (clang, build-fuzz/).
 SANITIZE_BUILD ?= build-asan
 SANITIZE_FLAGS = -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BENCH_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
-.PHONY: test-sanitizers bench fuzz
 
-test: test-sanitizers
+.PHONY: all deps configure build demo test test-sanitizers validate bench fuzz clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target trainflops
+	@scripts/demo $(BUILD)/trainflops
+
+test: build test-sanitizers
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-sanitizers: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF \
@@ -64,6 +48,9 @@ test-sanitizers: deps
 	@echo "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer:"
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SANITIZE_BUILD)/trainflops_tests --gtest_brief=1
+
+validate: build
+	@/usr/bin/python3 -m validation --cli $(BUILD)/trainflops
 
 bench: deps
 	@scripts/install-deps libbenchmark-dev
@@ -80,4 +67,6 @@ fuzz: deps
 	  -DTRAINFLOPS_PYTHON=OFF "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" > /dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
 	@fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS)
-# --- end of speed and robustness ----------------------------------------------
+
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
