@@ -3,8 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
+#include "trainflops/batch.h"
 #include "trainflops/count.h"
+#include "trainflops/hf_config.h"
+#include "trainflops/hybrid_pattern.h"
+#include "trainflops/input_file.h"
+#include "trainflops/megatron_args.h"
+#include "trainflops/megatron_flags.h"
+#include "trainflops/native_config.h"
 #include "trainflops/statistic.h"
 #include "trainflops/sweep.h"
 #include "trainflops/workload.h"
@@ -57,6 +65,56 @@ TEST(FuzzRegressionsTest, NpyWithANegativeShape) {
   const Result<std::vector<std::int64_t>> parsed = parse_cu_seqlens_file("cu.npy", bytes);
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().message(), "cu.npy: bad shape (-5,)");
+}
+
+// Every seed of fuzz/corpus/ through the parser its fuzz target starts
+// from, in every build (the sanitizer build of `make test` included): the
+// inputs that once crashed (JSON and list expressions nested 70,000 levels
+// deep, a .npy shape whose size overflows) are among them. Each must give a
+// value or an error, never a crash.
+TEST(FuzzRegressionsTest, EverySeedOfTheCorpusParsesOrFails) {
+  const std::filesystem::path corpus = TRAINFLOPS_FUZZ_CORPUS;
+  std::size_t inputs = 0;
+  for (const auto& target : std::filesystem::directory_iterator(corpus)) {
+    const std::string name = target.path().filename();
+    for (const auto& seed : std::filesystem::directory_iterator(target.path())) {
+      SCOPED_TRACE(name + "/" + seed.path().filename().string());
+      const std::string text = read_input_file(seed.path(), kMaxConfigFileBytes).value();
+      ++inputs;
+      if (name == "batch") {
+        EXPECT_FALSE(answer_batch_line(text, 1).json.empty());
+      } else if (name == "megatron_args") {
+        const Result<ParsedMegatronArgs> args = parse_megatron_args_json(text);
+        if (args.ok()) (void)model_from_megatron_args(args.value().args).ok();
+      } else if (name == "native_config") {
+        (void)parse_native_config(text).ok();
+      } else if (name == "hf_config") {
+        (void)import_hf_config(text).ok();
+      } else if (name == "hybrid_pattern") {
+        (void)parse_hybrid_pattern(text).ok();
+      } else if (name == "megatron_flags") {
+        std::vector<std::string> argv;
+        std::string word;
+        for (char c : text) {
+          if (c != '\n') {
+            word += c;
+            continue;
+          }
+          argv.push_back(word);
+          word.clear();
+        }
+        if (!word.empty()) argv.push_back(word);
+        const Result<ParsedMegatronFlags> flags = parse_megatron_flags(argv);
+        if (flags.ok()) (void)model_from_megatron_args(flags.value().args).ok();
+      } else if (name == "cu_seqlens" && !text.empty()) {
+        const std::string file = text[0] % 2 == 0 ? "cu_seqlens.npy" : "cu_seqlens.txt";
+        (void)parse_cu_seqlens_file(file, text.substr(1)).ok();
+      } else {
+        --inputs;  // seq_stats and small_parsers: binary inputs of their own
+      }
+    }
+  }
+  EXPECT_GE(inputs, 40u);
 }
 
 }  // namespace
