@@ -46,12 +46,13 @@ Workload workload_from(const PyModel& model, py::handle batch_size, py::handle s
   return Bshd{batch, length};
 }
 
-Report count(py::handle model_spec, const std::string& mode_text, const std::string& recompute_text,
-             py::handle batch_size, py::handle seq_length, py::handle docs, py::handle cu_seqlens,
-             py::handle total_real_tokens, py::handle seqlen_squared_sum, py::handle grad_mode) {
+Report count(py::handle model_spec, py::handle preset, py::handle hf, const std::string& mode_text,
+             const std::string& recompute_text, py::handle batch_size, py::handle seq_length, py::handle docs,
+             py::handle cu_seqlens, py::handle total_real_tokens, py::handle seqlen_squared_sum,
+             py::handle grad_mode) {
   const Mode mode = value_or_throw(parse_mode(mode_text));
   const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
-  const std::shared_ptr<PyModel> model = with_dsa_indexer_grad_mode(load_model(model_spec), grad_mode);
+  const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode);
   const Workload workload =
       workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
   return value_or_throw(trainflops::count(model->model, workload, mode, recompute));
@@ -155,7 +156,8 @@ modes). str(report) is the table `trainflops count` prints.)")
                " FLOPs, " + self.workload + ">";
       });
 
-  module.def("count", &count, py::arg("model"), py::arg("mode"), py::arg("recompute"), py::arg("batch_size"),
+  module.def("count", &count, py::arg("model"), py::arg("preset"), py::arg("hf"), py::arg("mode"),
+             py::arg("recompute"), py::arg("batch_size"),
              py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"), py::arg("total_real_tokens"),
              py::arg("seqlen_squared_sum"), py::arg("dsa_indexer_grad_mode"), "See trainflops.count.");
   module.def("megatron_flops", &megatron_flops, py::arg("args"), py::arg("batch_size"),

@@ -9,6 +9,7 @@
 #include "megatron_args_json.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
+#include "trainflops/model_input.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"
 
@@ -210,16 +211,45 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
   if (!py::isinstance<py::str>(grad_mode)) {
     throw ErrorException("dsa_indexer_grad_mode = " + python_repr(grad_mode) + ": must be a str or None");
   }
-  Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode.cast<std::string>());
-  if (!mode.ok()) throw ErrorException("dsa_indexer_" + mode.error().message());
   auto copy = std::make_shared<PyModel>();
   copy->model = model->model;
   copy->seq_length = model->seq_length;
   copy->global_batch_size = model->global_batch_size;
   copy->ignored = model->ignored;
-  value_or_throw(set_dsa_indexer_grad_mode(copy->model, mode.value()));
-  value_or_throw(validate(copy->model));
+  copy->assumed = model->assumed;
+  throw_if_error(apply_dsa_indexer_grad_mode(copy->model, grad_mode.cast<std::string>()));
   return copy;
+}
+
+std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode) {
+  const int given = !spec.is_none() + !preset.is_none() + !hf.is_none();
+  if (given != 1) {
+    ModelInput none_or_several;  // the library words this error as for every front end
+    if (given > 1) none_or_several.preset = none_or_several.hf_config = "";
+    value_or_throw(resolve_model(none_or_several));
+  }
+  if (!spec.is_none()) return with_dsa_indexer_grad_mode(load_model(spec), grad_mode);
+  ModelInput input;
+  if (!preset.is_none()) {
+    if (!PyUnicode_Check(preset.ptr())) throw ErrorException("preset = " + python_repr(preset) + ": must be a str");
+    input.preset = preset.cast<std::string>();
+  } else {
+    input.hf_config = py::module_::import("os").attr("fspath")(hf).cast<std::string>();
+  }
+  if (!grad_mode.is_none()) {
+    if (!PyUnicode_Check(grad_mode.ptr())) {
+      throw ErrorException("dsa_indexer_grad_mode = " + python_repr(grad_mode) + ": must be a str or None");
+    }
+    input.dsa_indexer_grad_mode = grad_mode.cast<std::string>();
+  }
+  ResolvedModel resolved = value_or_throw(resolve_model(input));
+  auto result = std::make_shared<PyModel>();
+  result->model = std::move(resolved.model);
+  result->seq_length = resolved.seq_length;
+  result->global_batch_size = resolved.global_batch_size;
+  result->ignored = std::move(resolved.ignored);
+  result->assumed = std::move(resolved.assumed);
+  return result;
 }
 
 void bind_model(py::module_& module) {
@@ -232,24 +262,29 @@ arguments or a config. Passing a Model to count(), SeqStats() or
 megatron.num_floating_point_operations() skips parsing and reuses the
 counters it has built.
 
+Model(preset="glm-5") is a built-in model (trainflops presets lists them),
+Model(hf="config.json") a Hugging Face config.json or the directory that
+holds it; exactly one of spec, preset and hf.
+
 dsa_indexer_grad_mode ("off", "detached", "sparse" or "full") sets how every
 DSA indexer trains, overriding what the source says.)")
-      .def(py::init([](py::handle spec, py::handle grad_mode) {
-             return with_dsa_indexer_grad_mode(load_model(spec), grad_mode);
-           }),
-           py::arg("spec"), py::kw_only(), py::arg("dsa_indexer_grad_mode") = py::none())
+      .def(py::init(&model_from), py::arg("spec") = py::none(), py::kw_only(), py::arg("preset") = py::none(),
+           py::arg("hf") = py::none(), py::arg("dsa_indexer_grad_mode") = py::none())
       .def_property_readonly(
           "summary", [](const PyModel& self) { return summarize(self.model); },
           "One line: layers by kind, hidden size, vocabulary.")
       .def_property_readonly(
           "seq_length", [](const PyModel& self) { return self.seq_length; },
-          "seq_length of the Megatron-LM arguments or flags, else None.")
+          "seq_length of the Megatron-LM arguments or flags or of the preset, else None.")
       .def_property_readonly(
           "global_batch_size", [](const PyModel& self) { return self.global_batch_size; },
           "--global-batch-size of Megatron-LM flags, else None.")
       .def_property_readonly(
           "ignored", [](const PyModel& self) { return self.ignored; },
           "Inputs read from a file or flags that do not change FLOPs.")
+      .def_property_readonly(
+          "assumed", [](const PyModel& self) { return self.assumed; },
+          "Values a Hugging Face config leaves out that the import filled in, one sentence each.")
       .def("__repr__", [](const PyModel& self) { return "<trainflops.Model " + summarize(self.model) + ">"; });
   module.def("megatron_arg_names", &megatron_arg_names,
              "The names of the Megatron-LM arguments trainflops reads, in order.");

@@ -22,6 +22,7 @@ struct PyModel {
   Model model;
   std::optional<std::int64_t> seq_length, global_batch_size;  // from Megatron-LM args or flags
   std::vector<std::string> ignored;                           // inputs that do not change FLOPs
+  std::vector<std::string> assumed;                           // values a Hugging Face config leaves out, filled in
   mutable std::map<Mode, FlopsCounter> counters;
 
   // The counter for `mode`, created on first use.
@@ -43,6 +44,13 @@ std::shared_ptr<PyModel> load_model(py::handle spec);
 // `model` as it is when `grad_mode` is None, else a copy whose DSA indexers
 // all train that way ("off", "detached", "sparse", "full").
 std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> model, py::handle grad_mode);
+
+// The model of count()'s and Model()'s arguments: exactly one of `spec` (any
+// form load_model() takes), `preset` (a built-in model's name) and `hf` (a
+// Hugging Face config.json or its directory), resolved as the command line
+// resolves --preset and --hf (model_input.h); its DSA indexers trained as
+// `grad_mode` says unless it is None.
+std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode);
 
 void bind_model(py::module_& module);
 

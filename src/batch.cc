@@ -4,6 +4,7 @@
 
 #include "json_text.h"
 #include "megatron_args_json.h"
+#include "trainflops/model_input.h"
 
 namespace trainflops {
 namespace {
@@ -50,7 +51,7 @@ Result<PackedDocuments> read_docs(const json& record) {
   return packed;
 }
 
-Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs& args) {
+Result<Workload> read_workload(const json& record, Mode mode, std::optional<std::int64_t> model_seq_length) {
   const bool has_batch = record.contains("batch_size");
   const bool has_docs = record.contains("docs");
   const bool has_tokens = record.contains("total_real_tokens");
@@ -62,10 +63,19 @@ Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs
   if (has_batch && (has_docs || has_tokens)) {
     return Error("batch_size: give one workload, either batch_size or docs or total_real_tokens + seqlen_squared_sum");
   }
+  if (record.contains("seq_length") && !has_batch) {
+    return Error("seq_length = " + shown(record.at("seq_length")) +
+                 ": goes with batch_size (BSHD); docs and the aggregates carry their own lengths");
+  }
   if (has_batch) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t batch_size, read_int(record, "batch_size"));
-    if (!args.seq_length) return Error("args.seq_length is missing: required with batch_size (BSHD)");
-    return Workload{Bshd{batch_size, *args.seq_length}};
+    if (record.contains("seq_length")) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(model_seq_length, read_int(record, "seq_length"));
+    }
+    if (!model_seq_length) {
+      return Error("seq_length is missing: required with batch_size (BSHD); the model's source gives none");
+    }
+    return Workload{Bshd{batch_size, *model_seq_length}};
   }
   std::optional<Workload> docs;
   if (has_docs) {
@@ -95,13 +105,61 @@ Result<Workload> read_workload(const json& record, Mode mode, const MegatronArgs
   return Workload{aggregates};
 }
 
+// A string member, or an error naming it.
+Result<std::string> read_text(const json& record, const char* key) {
+  const json& value = record.at(key);
+  if (!value.is_string()) return Error(std::string(key) + " = " + shown(value) + ": must be a string");
+  return value.get<std::string>();
+}
+
+// The record's model: Megatron-LM arguments inline ("args"), or any source
+// the other front ends take ("preset", "hf", "config", "flags"), resolved as
+// they resolve it.
+Result<ResolvedModel> read_model(const json& record) {
+  ModelInput input;
+  if (record.contains("preset")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.preset, read_text(record, "preset"));
+  }
+  if (record.contains("hf")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.hf_config, read_text(record, "hf"));
+  }
+  if (record.contains("config")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.config_file, read_text(record, "config"));
+  }
+  if (record.contains("flags")) {
+    const json& flags = record.at("flags");
+    std::vector<std::string> words;
+    for (const json& word : flags.is_array() ? flags : json::array({nullptr})) {
+      if (!word.is_string()) return Error("flags = " + shown(flags) + ": must be a list of strings");
+      words.push_back(word.get<std::string>());
+    }
+    input.megatron_flags = std::move(words);
+  }
+  if (record.contains("dsa_indexer_grad_mode")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.dsa_indexer_grad_mode, read_text(record, "dsa_indexer_grad_mode"));
+  }
+  if (!record.contains("args")) return resolve_model(input);
+  // Inline arguments are one more source: with another, the resolver words the error.
+  if (input.preset || input.hf_config || input.config_file || input.megatron_flags) {
+    input.args_file = "";
+    return resolve_model(input);
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs args, megatron_args_from_json(record.at("args")));
+  ResolvedModel resolved;
+  TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_args(args.args));
+  resolved.seq_length = args.args.seq_length;
+  if (input.dsa_indexer_grad_mode) {
+    TRAINFLOPS_RETURN_IF_ERROR(apply_dsa_indexer_grad_mode(resolved.model, *input.dsa_indexer_grad_mode));
+  }
+  return resolved;
+}
+
 }  // namespace
 
 Result<CountRequest> parse_count_request(std::string_view record_json) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const json record, parse_json<json>(record_json, JsonComments::kRejected));
   if (!record.is_object()) return Error("a record must be a JSON object, got " + shown(record));
-  if (!record.contains("args")) return Error("args is missing: every record needs the model's Megatron-LM arguments");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs args, megatron_args_from_json(record.at("args")));
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, read_model(record));
   CountRequest request;
   if (!record.contains("mode")) return Error("mode is missing: one of megatron, model, executed");
   const json& mode = record.at("mode");
@@ -113,8 +171,8 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
       return Error("recompute = " + shown(recompute) + ": must be one of none, selective, full");
     TRAINFLOPS_ASSIGN_OR_RETURN(request.recompute, parse_recompute(recompute.get<std::string>()));
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(request.model, model_from_megatron_args(args.args));
-  TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, args.args));
+  request.model = std::move(resolved.model);
+  TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, resolved.seq_length));
   return request;
 }
 

@@ -215,9 +215,9 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --config /nonexistent.json --global-batch-size 1 --seq-length 8",
        "trainflops: /nonexistent.json: cannot open (No such file or directory)\n"},
       {"count --global-batch-size 1 --seq-length 8",
-       "trainflops: give exactly one model: --preset NAME (trainflops presets lists them), --args FILE (Megatron-LM "
-       "args JSON), --config FILE (trainflops config), --hf FILE (Hugging Face config.json) or --megatron -- "
-       "<Megatron-LM flags>\n"},
+       "trainflops: no model: give exactly one model source: preset (a built-in model; trainflops presets lists "
+       "them), args (Megatron-LM arguments, JSON), config (a trainflops config), hf (a Hugging Face config.json or "
+       "its directory) or Megatron-LM flags\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.arguments);
@@ -300,7 +300,7 @@ TEST(CliTest, DsaIndexerGradModeForAnySource) {
   EXPECT_EQ(mfu.status, 0) << mfu.err;
   const CliRun bad = run("count --preset deepseek-v3.2 --global-batch-size 1 --dsa-indexer-grad-mode dense");
   EXPECT_EQ(bad.status, 2);
-  EXPECT_EQ(bad.err, "trainflops: --dsa-indexer-grad-mode = \"dense\": must be one of off, detached, sparse, full\n");
+  EXPECT_EQ(bad.err, "trainflops: dsa_indexer_grad_mode = \"dense\": must be one of off, detached, sparse, full\n");
   const CliRun dense = run("count --preset llama-3.1-8b --global-batch-size 1 --dsa-indexer-grad-mode full");
   EXPECT_EQ(dense.status, 2);
   EXPECT_EQ(dense.err,

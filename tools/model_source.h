@@ -1,15 +1,14 @@
 // Where the command line reads a model from: exactly one of --preset, --args,
-// --config, --hf or --megatron -- <flags>.
+// --config, --hf or --megatron -- <flags>, resolved by the library
+// (model_input.h) as the Python module and `batch` resolve theirs.
 #ifndef TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 #define TRAINFLOPS_TOOLS_MODEL_SOURCE_H_
 
 #include <CLI/CLI.hpp>
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "trainflops/model.h"
+#include "trainflops/model_input.h"
 #include "trainflops/result.h"
 
 namespace trainflops::cli {
@@ -22,20 +21,14 @@ struct ModelOptions {
   bool verbose = false;
 };
 
-// Adds --preset, --args, --config, --hf, --megatron (with the words after --),
-// --dsa-indexer-grad-mode and --verbose.
+// Adds --preset, --args, --config, --hf, --megatron, --dsa-indexer-grad-mode
+// and --verbose.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
-// The model, and what its source says about the workload.
-struct ModelSource {
-  Model model;
-  std::optional<std::int64_t> global_batch_size, seq_length;
-  std::vector<std::string> ignored;  // inputs that do not change FLOPs
-  std::vector<std::string> assumed;  // values the source leaves out, filled in (HfImport::assumed)
-};
+using ModelSource = ResolvedModel;
 
-// Loads the model and applies --dsa-indexer-grad-mode; lists the assumed
-// values on stderr, and with --verbose the ignored inputs too.
+// Resolves the model; lists the assumed values on stderr, and with --verbose
+// the ignored inputs too.
 Result<ModelSource> load_model(const ModelOptions& options);
 
 }  // namespace trainflops::cli

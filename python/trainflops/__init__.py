@@ -26,17 +26,20 @@ __all__ = ["count", "CountOverflowError", "InputFileError", "InvalidInputError",
            "Model", "peak_table", "Report", "SeqStats", "TrainflopsError", "UnsupportedError"]
 
 
-def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None, total_real_tokens=None,
-          seqlen_squared_sum=None, mode="megatron", recompute="none", dsa_indexer_grad_mode=None):
+def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None, docs=None, cu_seqlens=None,
+          total_real_tokens=None, seqlen_squared_sum=None, mode="megatron", recompute="none",
+          dsa_indexer_grad_mode=None):
     """The FLOPs of one training iteration (forward and backward), as a Report.
 
     model: Megatron-LM arguments (an argparse.Namespace or a dict with Megatron-LM's
         names, as vars(args) holds them), Megatron-LM flags (a list of strings), a
         trainflops config (a dict with "layers"), the path of a JSON file holding
         arguments or a config, or a trainflops.Model.
+    preset, hf: instead of model, a built-in model by name ("glm-5"; trainflops
+        presets lists them) or a Hugging Face config.json (or its directory).
     One workload:
         batch_size: BSHD, batch_size sequences of seq_length tokens; seq_length
-            defaults to the arguments' seq_length.
+            defaults to the arguments' (or the preset's) seq_length.
         docs: packed document lengths (a list, NumPy array or CPU torch tensor).
         cu_seqlens: packed documents by cumulative offsets (0 first).
         total_real_tokens with seqlen_squared_sum: Megatron-LM's aggregates
@@ -52,5 +55,5 @@ def count(model, *, batch_size=None, seq_length=None, docs=None, cu_seqlens=None
 
     Raises TrainflopsError for invalid input, naming the field, value and rule.
     """
-    return _core.count(model, mode, recompute, batch_size, seq_length, docs, cu_seqlens, total_real_tokens,
-                       seqlen_squared_sum, dsa_indexer_grad_mode)
+    return _core.count(model, preset, hf, mode, recompute, batch_size, seq_length, docs, cu_seqlens,
+                       total_real_tokens, seqlen_squared_sum, dsa_indexer_grad_mode)

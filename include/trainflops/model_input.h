@@ -1,0 +1,53 @@
+// One way in for every front end: the command line, the Python module and
+// `batch` describe where a model comes from with a ModelInput and turn it
+// into a validated model here, so that they accept the same sources, apply
+// the same rules and defaults, and give the same errors.
+#ifndef TRAINFLOPS_MODEL_INPUT_H_
+#define TRAINFLOPS_MODEL_INPUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// Exactly one source must be set.
+struct ModelInput {
+  std::optional<std::string> preset;                       // a built-in model's name
+  std::optional<std::vector<std::string>> megatron_flags;  // Megatron-LM command-line words
+  std::optional<std::string> args_file;                    // Megatron-LM arguments, a JSON file
+  std::optional<std::string> config_file;                  // a trainflops config, a JSON file
+  std::optional<std::string> hf_config;                    // a Hugging Face config.json, or its directory
+  // How every DSA indexer trains, overriding what the source says: "off",
+  // "detached", "sparse" or "full".
+  std::optional<std::string> dsa_indexer_grad_mode;
+};
+
+// The model, and what its source says beyond it.
+struct ResolvedModel {
+  Model model;  // validated
+  // The workload a source may name: Megatron-LM's --global-batch-size and
+  // seq_length, a preset's seq_length.
+  std::optional<std::int64_t> global_batch_size, seq_length;
+  std::vector<std::string> ignored;  // inputs that do not change FLOPs
+  std::vector<std::string> assumed;  // values the source leaves out, filled in, one sentence each
+};
+
+// Errors: no source or several ("give exactly one model source: ..."), and
+// whatever the source's reader reports, prefixed with the file it read.
+Result<ResolvedModel> resolve_model(const ModelInput& input);
+
+// Trains every DSA indexer of `model` as `grad_mode` ("off", "detached",
+// "sparse", "full") says, and validates the result (KPool allows only off).
+// Errors: 'dsa_indexer_grad_mode = "dense": must be one of off, detached,
+// sparse, full', a model without DSA layers, the KPool rule.
+Status apply_dsa_indexer_grad_mode(Model& model, std::string_view grad_mode);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_MODEL_INPUT_H_

@@ -1,0 +1,87 @@
+#include "trainflops/model_input.h"
+
+#include <filesystem>
+
+#include "trainflops/hf_config.h"
+#include "trainflops/input_file.h"
+#include "trainflops/megatron_args.h"
+#include "trainflops/megatron_flags.h"
+#include "trainflops/native_config.h"
+#include "trainflops/presets.h"
+
+namespace trainflops {
+namespace {
+
+Result<ResolvedModel> from_megatron_args(const MegatronArgs& args) {
+  ResolvedModel resolved;
+  TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_args(args));
+  resolved.seq_length = args.seq_length;
+  return resolved;
+}
+
+Result<ResolvedModel> from_source(const ModelInput& in) {
+  if (in.preset) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Preset preset, find_preset(*in.preset));
+    ResolvedModel resolved;
+    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, preset_model(preset));
+    resolved.seq_length = preset.args.seq_length;
+    return resolved;
+  }
+  if (in.megatron_flags) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronFlags flags, parse_megatron_flags(*in.megatron_flags));
+    TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(flags.args));
+    resolved.global_batch_size = flags.global_batch_size;
+    resolved.ignored = std::move(flags.ignored);
+    return resolved;
+  }
+  if (in.args_file) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(*in.args_file, kMaxConfigFileBytes));
+    Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
+    if (!parsed.ok()) return parsed.error().context(*in.args_file);
+    TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.value().args));
+    resolved.ignored = std::move(parsed.value().ignored);
+    return resolved;
+  }
+  if (in.config_file) {
+    ResolvedModel resolved;
+    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, read_native_config(*in.config_file));
+    return resolved;
+  }
+  // A release is a directory whose config.json describes the model.
+  std::string path = *in.hf_config;
+  std::error_code ignored_error;
+  if (std::filesystem::is_directory(path, ignored_error)) path = (std::filesystem::path(path) / "config.json").string();
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(path));
+  ResolvedModel resolved;
+  resolved.model = std::move(imported.model);
+  resolved.ignored = std::move(imported.ignored);
+  resolved.assumed = std::move(imported.assumed);
+  return resolved;
+}
+
+}  // namespace
+
+Result<ResolvedModel> resolve_model(const ModelInput& in) {
+  const int sources = in.preset.has_value() + in.megatron_flags.has_value() + in.args_file.has_value() +
+                      in.config_file.has_value() + in.hf_config.has_value();
+  if (sources != 1) {
+    return Error(std::string(sources == 0 ? "no model" : "several models") +
+                 ": give exactly one model source: preset (a built-in model; trainflops presets lists them), "
+                 "args (Megatron-LM arguments, JSON), config (a trainflops config), hf (a Hugging Face "
+                 "config.json or its directory) or Megatron-LM flags");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_source(in));
+  if (in.dsa_indexer_grad_mode) {
+    TRAINFLOPS_RETURN_IF_ERROR(apply_dsa_indexer_grad_mode(resolved.model, *in.dsa_indexer_grad_mode));
+  }
+  return resolved;
+}
+
+Status apply_dsa_indexer_grad_mode(Model& model, std::string_view grad_mode) {
+  Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode);
+  if (!mode.ok()) return Error("dsa_indexer_" + mode.error().message());
+  TRAINFLOPS_RETURN_IF_ERROR(set_dsa_indexer_grad_mode(model, mode.value()));
+  return validate(model);
+}
+
+}  // namespace trainflops
