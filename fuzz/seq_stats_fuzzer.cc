@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "fuzz_helpers.h"
-#include "length_moments.h"
-#include "statistic_sums.h"
+#include "accounting/length_moments.h"
+#include "accounting/statistic_sums.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trainflops;

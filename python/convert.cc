@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "json_text.h"
+#include "base/json_text.h"
 
 namespace trainflops::python {
 namespace {

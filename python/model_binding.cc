@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "convert.h"
-#include "json_text.h"
-#include "megatron_args_json.h"
+#include "base/json_text.h"
+#include "inputs/megatron_args_json.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/model_input.h"

@@ -1,0 +1,56 @@
+// For the tests: an independent count of each statistic of one document,
+// walking every query position, the keys it may see and the pools they form
+// (no closed forms), to check statistic.h and statistic_sums.h against.
+#ifndef TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_BRUTE_FORCE_H_
+#define TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_BRUTE_FORCE_H_
+
+#include <cstdint>
+
+#include "trainflops/int128.h"
+#include "trainflops/statistic.h"
+
+namespace trainflops::testing_support {
+
+inline Int128 brute_force(const Statistic& s, std::int64_t length) {
+  Int128 count = 0;
+  for (std::int64_t query = 1; query <= length; ++query) {
+    std::int64_t complete_pools = 0;
+    if (s.pool > 0) {
+      for (std::int64_t end = s.pool; end <= query; end += s.pool) ++complete_pools;
+    }
+    switch (s.kind) {
+      case StatisticKind::kTokens: ++count; break;
+      case StatisticKind::kCausalPairs:
+        for (std::int64_t key = 1; key <= query; ++key) ++count;
+        break;
+      case StatisticKind::kTopkPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += query - key < s.topk;
+        break;
+      case StatisticKind::kPooledAttendedPairs:
+        for (std::int64_t pool = 0; pool < complete_pools && pool < s.topk / s.pool; ++pool) count += s.pool;
+        if (s.tail) {
+          for (std::int64_t key = complete_pools * s.pool + 1; key <= query; ++key) ++count;
+        }
+        break;
+      case StatisticKind::kCompletePoolPairs: count += complete_pools; break;
+      case StatisticKind::kPooledKeys:
+        if (query % s.pool == 0) count += s.pool;  // a pool completes at its last key
+        break;
+      case StatisticKind::kWindowPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += query - key < s.pool;
+        break;
+      case StatisticKind::kChunkedPairs:
+        for (std::int64_t key = 1; key <= query; ++key) count += (key - 1) / s.pool == (query - 1) / s.pool;
+        break;
+      case StatisticKind::kCompressedEntries: count += complete_pools; break;
+      case StatisticKind::kSelectedCompressed:
+        for (std::int64_t entry = 1; entry <= complete_pools; ++entry) count += entry <= s.topk;
+        break;
+    }
+  }
+  return count;
+}
+
+}  // namespace trainflops::testing_support
+
+#endif  // TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_BRUTE_FORCE_H_

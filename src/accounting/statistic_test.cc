@@ -1,0 +1,96 @@
+#include "trainflops/statistic.h"
+
+#include <gtest/gtest.h>
+
+#include "accounting/statistic_brute_force.h"
+
+namespace trainflops {
+namespace {
+
+using testing_support::brute_force;
+
+std::vector<Statistic> every_kind() {
+  std::vector<Statistic> all = {kTokens, kCausalPairs};
+  for (std::int64_t k : {1, 2, 7, 64}) all.push_back(topk_pairs(k));
+  for (std::int64_t p : {2, 4, 8}) {
+    for (std::int64_t k : {p, 4 * p, 16 * p}) {
+      all.push_back(pooled_attended_pairs(k, p, true));
+      all.push_back(pooled_attended_pairs(k, p, false));
+    }
+    all.push_back(complete_pool_pairs(p));
+    all.push_back(pooled_keys(p));
+  }
+  for (std::int64_t n : {1, 3, 128}) {
+    all.push_back(window_pairs(n));
+    all.push_back(chunked_pairs(n));
+    all.push_back(compressed_entries(n));
+    all.push_back(selected_compressed(5, n));
+  }
+  all.push_back(selected_compressed(64, 4));
+  return all;
+}
+
+TEST(StatisticTest, DocumentCountsMatchPerQueryLoops) {
+  for (const Statistic& statistic : every_kind()) {
+    for (std::int64_t length = 0; length <= 300; ++length) {
+      SCOPED_TRACE(statistic_name(statistic) + " L=" + std::to_string(length));
+      ASSERT_EQ(document_count(statistic, length), std::optional<Int128>(brute_force(statistic, length)));
+    }
+  }
+  // Near the 64-bit limit the count is still exact.
+  const Int128 max = INT64_MAX;
+  EXPECT_EQ(to_decimal(*document_count(kCausalPairs, INT64_MAX)), to_decimal(max * (max + 1) / 2));
+}
+
+// KPool counts in megatron mode: interpolated between the two whole lengths
+// around the mean m = S2 / T, scaled by T / m documents (docs/accounting.md, 7.5).
+TEST(StatisticTest, MegatronInterpolatesKpoolCountsAtFractionalMeans) {
+  struct Batch {
+    std::vector<std::int64_t> lengths;
+  };
+  for (const Batch& batch : std::vector<Batch>{{{100, 37}}, {{5, 6, 7}}, {{64, 64}}, {{1}}, {{300, 2, 2, 9}}}) {
+    double tokens = 0, squares = 0;
+    for (std::int64_t l : batch.lengths) {
+      tokens += static_cast<double>(l);
+      squares += static_cast<double>(l) * static_cast<double>(l);
+    }
+    const double mean = squares / tokens;
+    const auto n0 = static_cast<std::int64_t>(mean);
+    const double w = mean - static_cast<double>(n0);
+    for (const Statistic& statistic : every_kind()) {
+      const bool interpolated =
+          statistic.kind == StatisticKind::kPooledAttendedPairs || statistic.kind == StatisticKind::kCompletePoolPairs ||
+          statistic.kind == StatisticKind::kPooledKeys || statistic.kind == StatisticKind::kChunkedPairs;
+      if (!interpolated) continue;
+      SCOPED_TRACE(statistic_name(statistic) + " m=" + std::to_string(mean));
+      const double expected = tokens / mean *
+                              ((1 - w) * to_double(brute_force(statistic, n0)) + w * to_double(brute_force(statistic, n0 + 1)));
+      EXPECT_NEAR(*megatron_estimate(statistic, {tokens, squares, std::nullopt}), expected,
+                  1e-12 * std::max(expected, 1.0));
+    }
+  }
+}
+
+TEST(StatisticTest, MegatronEstimates) {
+  // Documents 3 and 5: T = 8, S2 = 34, m = 4.25.
+  const MegatronAggregates batch{8, 34, std::nullopt};
+  EXPECT_EQ(megatron_estimate(kTokens, batch), 8);
+  EXPECT_EQ(megatron_estimate(kCausalPairs, batch), 17);  // exact would be 6 + 15 = 21 = 17 + T/2
+  // s = e (1 - e/(2m)) / (m/2), e = min(k, floor(m)). m <= k: e = 4, and s = 1 - 0.25^2 / 4.25^2, not 1.
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(5), batch), 17 * (4 * (1 - 4 / 8.5) / 2.125));
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(5), batch), 17 * (1 - 0.0625 / (4.25 * 4.25)));
+  // m > k: e = k, s = 2 (1 - 2/8.5) / 2.125.
+  EXPECT_DOUBLE_EQ(*megatron_estimate(topk_pairs(2), batch), 17 * (2 * (1 - 2 / 8.5) / 2.125));
+  // A whole mean within k: every pair (documents 4 and 4: T = 8, S2 = 32, m = 4).
+  EXPECT_EQ(megatron_estimate(topk_pairs(5), {8, 32, std::nullopt}), 16);
+  // DeepSeek-V4's estimates: a full window per token, S2/(2r) compressed
+  // entries, and selected entries from the configured seq_length.
+  EXPECT_EQ(megatron_estimate(window_pairs(128), batch), 8 * 128);
+  EXPECT_EQ(megatron_estimate(compressed_entries(4), batch), 34.0 / 8);
+  EXPECT_EQ(megatron_estimate(selected_compressed(2, 4), batch), std::nullopt);
+  // s = 64: e = min(2, 16) = 2, T e (1 - 4 e / (2 s)) = 8 * 2 * (1 - 8/128).
+  EXPECT_DOUBLE_EQ(*megatron_estimate(selected_compressed(2, 4), {8, 34, 64}), 8 * 2 * (1 - 8.0 / 128));
+}
+
+}  // namespace
+}  // namespace trainflops

@@ -1,0 +1,41 @@
+#include "trainflops/sweep.h"
+
+namespace trainflops {
+namespace {
+
+void replace_dsa(std::vector<Layer>& layers) {
+  for (Layer& layer : layers) {
+    if (layer.mixer) {
+      if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
+    }
+  }
+}
+
+}  // namespace
+
+Model with_dense_attention(const Model& model) {
+  Model dense = model;
+  replace_dsa(dense.layers);
+  for (auto& depth : dense.mtp_depths) replace_dsa(depth);
+  return dense;
+}
+
+Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode) {
+  if (seq_lengths.empty()) return Error("seq_lengths: give at least one context length");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter dense, FlopsCounter::create(with_dense_attention(model), mode));
+  std::vector<SweepPoint> points;
+  for (std::int64_t length : seq_lengths) {
+    const Workload one_sequence = Bshd{1, length};
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, counter.report(one_sequence));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense.total(one_sequence));
+    SweepPoint point{length, report.per_token, dense_total.value / static_cast<double>(length), report.components};
+    for (ComponentFlops& part : point.components) {
+      part.flops = Flops{part.flops.value / static_cast<double>(length), std::nullopt};
+    }
+    points.push_back(std::move(point));
+  }
+  return points;
+}
+
+}  // namespace trainflops

@@ -1,0 +1,38 @@
+// Parsing JSON input (configs, arguments, batch records) with the limits
+// every reader shares: at most kMaxJsonDepth levels of nesting, checked
+// before parsing (the readers and the serializer recurse, so deeper input
+// would exhaust the stack), and syntax errors that give line and column.
+#ifndef TRAINFLOPS_SRC_BASE_JSON_TEXT_H_
+#define TRAINFLOPS_SRC_BASE_JSON_TEXT_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+inline constexpr int kMaxJsonDepth = 100;
+
+enum class JsonComments { kRejected, kAllowed };
+
+// Ok, or "not valid JSON: nested deeper than 100 levels (line L, column C)".
+Status check_json_depth(std::string_view text, JsonComments comments);
+
+// "not valid JSON (line L, column C: <what the parser expected>)".
+Error json_syntax_error(const nlohmann::json::parse_error& error);
+
+template <typename Json>
+Result<Json> parse_json(std::string_view text, JsonComments comments) {
+  TRAINFLOPS_RETURN_IF_ERROR(check_json_depth(text, comments));
+  try {
+    return Json::parse(text, nullptr, /*allow_exceptions=*/true, comments == JsonComments::kAllowed);
+  } catch (const nlohmann::json::parse_error& error) {
+    return json_syntax_error(error);
+  }
+}
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_SRC_BASE_JSON_TEXT_H_

@@ -1,0 +1,150 @@
+#include "trainflops/hf_config.h"
+
+#include "inputs/hf_config_reader.h"
+#include "inputs/hf_models.h"
+#include "base/json_text.h"
+#include "trainflops/input_file.h"
+
+namespace trainflops {
+namespace hf {
+
+Result<GqaAttention> grouped_query_attention(Fields& config, std::int64_t hidden_size, bool explicit_sizes) {
+  GqaAttention attention;
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, config.positive("num_attention_heads"));
+  if (explicit_sizes) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_query_groups, config.positive("num_key_value_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.positive("head_dim"));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> groups,
+                                config.optional_positive("num_key_value_heads"));
+    attention.num_query_groups = groups.value_or(attention.num_heads);
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.optional_positive("head_dim"));
+    if (!attention.head_dim) {
+      if (hidden_size % attention.num_heads != 0) {
+        return config.missing("head_dim",
+                              "when hidden_size = " + std::to_string(hidden_size) +
+                                  " is not a multiple of num_attention_heads = " + std::to_string(attention.num_heads));
+      }
+      attention.head_dim = hidden_size / attention.num_heads;
+    }
+  }
+  if (attention.num_heads % attention.num_query_groups != 0) {
+    return config.invalid("num_key_value_heads", attention.num_query_groups,
+                          "must divide num_attention_heads = " + std::to_string(attention.num_heads));
+  }
+  return attention;
+}
+
+Result<std::int64_t> mtp_depth_count(Fields& config) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
+                              config.optional_non_negative("num_nextn_predict_layers"));
+  if (depths && *depths > 1000) {
+    return config.invalid("num_nextn_predict_layers", *depths, "must be at most 1000");
+  }
+  return depths.value_or(0);
+}
+
+Status check_topk(const Fields& config, const Moe& moe, std::string_view experts_key) {
+  if (moe.topk <= moe.num_experts.value_or(moe.topk)) return Ok{};
+  return config.invalid("num_experts_per_tok", moe.topk,
+                        "must not exceed " + std::string(experts_key) + " = " + std::to_string(*moe.num_experts));
+}
+
+Error list_length_error(const Fields& config, std::string_view key, std::size_t size, const std::string& rule) {
+  return Error(config.path_of(key) + ": the list has " + std::to_string(size) + " entries; it must have " + rule);
+}
+
+std::vector<bool> qwen_moe_layers(std::int64_t layers, std::int64_t sparse_step,
+                                  const std::vector<std::int64_t>& mlp_only_layers) {
+  std::vector<bool> moe(static_cast<std::size_t>(layers));
+  for (std::int64_t i = 0; i < layers; ++i) moe[static_cast<std::size_t>(i)] = (i + 1) % sparse_step == 0;
+  for (const std::int64_t i : mlp_only_layers) moe[static_cast<std::size_t>(i)] = false;
+  return moe;
+}
+
+namespace {
+
+struct Entry {
+  std::string_view model_type;
+  Importer import;
+};
+
+// Sorted by model_type.
+constexpr Entry kImporters[] = {
+    {"deepseek_v3", import_deepseek}, {"deepseek_v32", import_deepseek}, {"deepseek_v4", import_deepseek_v4},
+    {"gemma3", import_gemma3},        {"gemma3_text", import_gemma3},    {"glm_moe_dsa", import_deepseek},
+    {"gpt_oss", import_gpt_oss},      {"llama", import_transformer},     {"mistral", import_transformer},
+    {"mixtral", import_transformer},  {"nemotron_h", import_nemotron_h}, {"qwen2", import_transformer},
+    {"qwen3", import_transformer},    {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
+};
+
+std::string supported_list() {
+  std::string list;
+  for (const Entry& entry : kImporters) list += (list.empty() ? "" : ", ") + std::string(entry.model_type);
+  return list;
+}
+
+Result<HfImport> import_config(const json& config) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields top, Fields::open(config, "", ""));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> model_type, top.optional_text("model_type"));
+  if (!model_type) {
+    return Error("model_type is missing: config.json names its architecture there (supported: " + supported_list() +
+                 ")");
+  }
+  Importer importer = nullptr;
+  for (const Entry& entry : kImporters) {
+    if (entry.model_type == *model_type) importer = entry.import;
+  }
+  if (!importer) {
+    return Error(ErrorCode::kUnsupported,
+                 "model_type = \"" + *model_type + "\": not supported (supported: " + supported_list() + ")");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(config, "", *model_type));
+  fields.get("model_type");
+  fields.ignore_common();
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> name, fields.optional_text("_name_or_path"));
+  Notes notes;
+  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, importer(fields, notes));
+  TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::string> ignored, fields.finish());
+  model.name = name && !name->empty() ? *name : *model_type;
+  TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  HfImport result{std::move(model), std::move(notes.ignored), std::move(notes.assumed)};
+  result.ignored.insert(result.ignored.end(), ignored.begin(), ignored.end());
+  return result;
+}
+
+}  // namespace
+}  // namespace hf
+
+Result<HfImport> import_hf_config(std::string_view json_text) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const hf::json config, parse_json<hf::json>(json_text, JsonComments::kRejected));
+  return hf::import_config(config);
+}
+
+Result<Model> parse_hf_config(std::string_view json_text) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, import_hf_config(json_text));
+  return std::move(imported.model);
+}
+
+Result<HfImport> read_hf_import(const std::string& path) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
+  Result<HfImport> imported = import_hf_config(text);
+  if (!imported.ok()) return imported.error().context(path);
+  return imported;
+}
+
+Result<Model> read_hf_config(const std::string& path) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(path));
+  return std::move(imported.model);
+}
+
+const std::vector<std::string>& supported_hf_model_types() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> names;
+    for (const hf::Entry& entry : hf::kImporters) names.emplace_back(entry.model_type);
+    return names;
+  }();
+  return types;
+}
+
+}  // namespace trainflops

@@ -1,0 +1,330 @@
+// DeepSeek's family: multi-latent attention with MoE (deepseek_v3), DeepSeek
+// Sparse Attention on it (deepseek_v32, glm_moe_dsa, with index sharing), and
+// DeepSeek-V4's compressed sparse attention (deepseek_v4).
+#include <algorithm>
+#include <string>
+
+#include "inputs/hf_models.h"
+
+namespace trainflops::hf {
+namespace {
+
+// Routing, load balancing and inference-only settings of DeepSeek-style MoE.
+void ignore_routing(Fields& config) {
+  config.ignore({"ep_size", "n_group", "topk_group", "topk_method", "routed_scaling_factor", "scoring_func",
+                 "norm_topk_prob", "aux_loss_alpha", "seq_aux", "output_router_logits", "router_aux_loss_coef",
+                 "router_jitter_noise"});
+}
+
+// Routed experts of moe_intermediate_size, plus n_shared_experts shared ones
+// of the same width run as one MLP.
+Result<Moe> deepseek_moe(Fields& config) {
+  Moe moe;
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.num_experts, config.positive("n_routed_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, config.positive("num_experts_per_tok"));
+  TRAINFLOPS_RETURN_IF_ERROR(check_topk(config, moe, "n_routed_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size, config.positive("moe_intermediate_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t shared, config.non_negative("n_shared_experts"));
+  if (shared > 0) moe.shared_expert_ffn_hidden_size = shared * moe.expert_ffn_hidden_size;
+  moe.gated = true;
+  return moe;
+}
+
+Result<MlaAttention> mla_attention(Fields& config) {
+  MlaAttention mla;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.num_heads, config.positive("num_attention_heads"));
+  // null: queries are projected from the hidden state (no query LoRA); absent
+  // is an error, since Transformers then assumes a rank.
+  if (!config.present("q_lora_rank")) {
+    return config.missing("q_lora_rank", "for model_type \"" + config.model_type() +
+                                             "\" (null when queries are projected without a LoRA)");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.q_lora_rank, config.optional_positive("q_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.kv_lora_rank, config.positive("kv_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.qk_head_dim, config.positive("qk_nope_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.qk_pos_emb_head_dim, config.non_negative("qk_rope_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.v_head_dim, config.positive("v_head_dim"));
+  // MLA's widths are the fields above; these are derived or unused.
+  config.ignore({"num_key_value_heads", "head_dim", "rope_interleave"});
+  return mla;
+}
+
+// Which decoder layers are MoE: mlp_layer_types ("dense" / "sparse", GLM)
+// when given, else the layers from first_k_dense_replace on, every
+// moe_layer_freq-th (absent: every one).
+Result<std::vector<bool>> deepseek_moe_layers(Fields& config, std::int64_t layers) {
+  std::vector<bool> moe(static_cast<std::size_t>(layers));
+  if (config.model_type() == "glm_moe_dsa") {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const auto types, config.optional_words("mlp_layer_types", {"dense", "sparse"}));
+    if (types) {
+      if (types->size() != moe.size()) {
+        return list_length_error(config, "mlp_layer_types", types->size(),
+                                 "num_hidden_layers = " + std::to_string(layers));
+      }
+      for (std::size_t i = 0; i < moe.size(); ++i) moe[i] = (*types)[i] == "sparse";
+      config.ignore({"first_k_dense_replace", "moe_layer_freq"});  // mlp_layer_types decides
+      return moe;
+    }
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t first_moe, config.non_negative("first_k_dense_replace"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> every, config.optional_positive("moe_layer_freq"));
+  for (std::int64_t i = first_moe; i < layers; ++i) moe[static_cast<std::size_t>(i)] = i % every.value_or(1) == 0;
+  return moe;
+}
+
+Result<DsaIndexer> dsa_indexer(Fields& config) {
+  DsaIndexer indexer;
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.num_heads, config.positive("index_n_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.head_dim, config.positive("index_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.topk, config.positive("index_topk"));
+  indexer.grad_mode = DsaIndexer::GradMode::kOff;  // a config does not say how the indexer trains
+  return indexer;
+}
+
+// Per-layer "full" (runs the indexer) / "shared" (reuses the previous layer's
+// top-k) from a list of those words or a string of F and S.
+Result<std::vector<bool>> runs_from_list(Fields& config, std::string_view key, std::int64_t layers) {
+  const json* value = config.get(key);
+  std::vector<bool> runs;
+  if (value->is_string()) {
+    const auto pattern = value->get<std::string>();
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != 'F' && pattern[i] != 'S') {
+        return config.invalid(key, *value,
+                              "'" + pattern.substr(i, 1) + "' at position " + std::to_string(i) +
+                                  " is neither F (full: runs the indexer) nor S (shared)");
+      }
+      runs.push_back(pattern[i] == 'F');
+    }
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const auto words, config.optional_words(key, {"full", "shared"}));
+    if (words) {
+      for (const std::string& word : *words) runs.push_back(word == "full");
+    }
+  }
+  if (runs.size() != static_cast<std::size_t>(layers)) {
+    return list_length_error(config, key, runs.size(), "num_hidden_layers = " + std::to_string(layers));
+  }
+  if (!runs.front()) {
+    return config.invalid(key, *value, "the first layer must run its indexer: it has no earlier top-k to reuse");
+  }
+  return runs;
+}
+
+// Index sharing (docs/accounting.md, 7.2), in Transformers' order of precedence:
+// indexer_types, else index_topk_pattern, else index_topk_freq with
+// index_skip_topk_offset (layer j, 1-based, runs its indexer iff
+// max(j - max(offset, 1), 0) is a multiple of the frequency; absent: every
+// layer runs its own).
+Result<std::vector<bool>> indexer_runs(Fields& config, std::int64_t layers) {
+  for (const std::string_view key : {"indexer_types", "index_topk_pattern"}) {
+    if (!config.has(key)) continue;
+    config.ignore({"indexer_types", "index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"});
+    return runs_from_list(config, key, layers);
+  }
+  config.get("index_topk_pattern");  // null
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> freq, config.optional_positive("index_topk_freq"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> offset,
+                              config.optional_non_negative("index_skip_topk_offset"));
+  if (freq.value_or(1) > 1 && !offset) {
+    // Transformers and Megatron-LM default it differently (2 and 0).
+    return config.missing("index_skip_topk_offset", "when index_topk_freq > 1");
+  }
+  std::vector<bool> runs(static_cast<std::size_t>(layers));
+  for (std::int64_t j = 1; j <= layers; ++j) {
+    runs[static_cast<std::size_t>(j - 1)] =
+        std::max<std::int64_t>(j - std::max<std::int64_t>(offset.value_or(0), 1), 0) % freq.value_or(1) == 0;
+  }
+  return runs;
+}
+
+}  // namespace
+
+Result<Model> import_deepseek(Fields& config, Notes&) {
+  const bool sparse = config.model_type() != "deepseek_v3";
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention mla, mla_attention(config));
+  std::optional<DsaIndexer> indexer;
+  std::vector<bool> runs;
+  if (sparse) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(indexer, dsa_indexer(config));
+    TRAINFLOPS_ASSIGN_OR_RETURN(runs, indexer_runs(config, layers));
+    // Inference only: MTP draft iterations reuse the main model's top-k.
+    config.ignore({"index_share_for_mtp_iteration", "indexer_rope_interleave"});
+    if (config.model_type() == "glm_moe_dsa") {
+      TRAINFLOPS_ASSIGN_OR_RETURN(const auto types, config.optional_words("layer_types", {"deepseek_sparse_attention"}));
+      if (types && types->size() != static_cast<std::size_t>(layers)) {
+        return list_length_error(config, "layer_types", types->size(),
+                                 "num_hidden_layers = " + std::to_string(layers));
+      }
+    }
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe_layers, deepseek_moe_layers(config, layers));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe moe, deepseek_moe(config));
+  std::optional<DenseMlp> dense;
+  if (std::find(moe_layers.begin(), moe_layers.end(), false) != moe_layers.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("intermediate_size"));
+    dense = DenseMlp{ffn, /*gated=*/true};
+  } else {
+    config.ignore({"intermediate_size"});
+  }
+  ignore_routing(config);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
+
+  const auto layer = [&](bool is_moe, bool runs_indexer) {
+    Layer l;
+    l.mixer = sparse ? Mixer{DsaAttention{mla, *indexer, runs_indexer}} : Mixer{mla};
+    l.channel_mixer = is_moe ? ChannelMixer{moe} : ChannelMixer{*dense};
+    return l;
+  };
+  for (std::size_t i = 0; i < moe_layers.size(); ++i) model.layers.push_back(layer(moe_layers[i], sparse && runs[i]));
+  // Each MTP depth: one layer, numbered 1 so it runs its own indexer, and MoE
+  // when the last decoder layer is (Megatron-LM's rule).
+  for (std::int64_t d = 0; d < depths; ++d) model.mtp_depths.push_back({layer(moe_layers.back(), true)});
+  return model;
+}
+
+namespace {
+
+using Kind = CompressedSparseAttention::Kind;
+
+Result<Kind> kind_of_ratio(Fields& config, const std::string& key, std::int64_t ratio) {
+  for (const Kind kind : {Kind::kWindow, Kind::kCsa, Kind::kHca}) {
+    if (ratio == compression_ratio(kind)) return kind;
+  }
+  return config.invalid(key, ratio, "must be 0 (sliding window only), 4 (CSA) or 128 (HCA)");
+}
+
+// The attention kind of every decoder layer and MTP depth: compress_ratios
+// (one per decoder layer, then optionally one per MTP depth), or the layer_types
+// of Transformers' DeepseekV4Config with compress_rates. MTP depths without an
+// entry attend a window only, as DeepSeek-V4's released MTP layer does.
+Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers, std::int64_t depths) {
+  const auto count = static_cast<std::size_t>(layers), total = static_cast<std::size_t>(layers + depths);
+  std::vector<Kind> kinds;
+  if (const json* ratios = config.get("compress_ratios")) {
+    if (!ratios->is_array()) return config.invalid("compress_ratios", *ratios, "must be a list of 0, 4 and 128");
+    if (ratios->size() != count && ratios->size() != total) {
+      return list_length_error(config, "compress_ratios", ratios->size(),
+                               "num_hidden_layers = " + std::to_string(layers) +
+                                   (depths ? " or num_hidden_layers + num_nextn_predict_layers = " +
+                                                 std::to_string(layers + depths)
+                                           : std::string()));
+    }
+    for (std::size_t i = 0; i < ratios->size(); ++i) {
+      const std::string key = "compress_ratios[" + std::to_string(i) + "]";
+      const json& entry = (*ratios)[i];
+      if (!entry.is_number_integer()) return config.invalid(key, entry, "must be 0, 4 or 128");
+      TRAINFLOPS_ASSIGN_OR_RETURN(const Kind kind, kind_of_ratio(config, key, entry.get<std::int64_t>()));
+      kinds.push_back(kind);
+    }
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto types,
+                              config.optional_words("layer_types", {"sliding_attention", "compressed_sparse_attention",
+                                                                    "heavily_compressed_attention"}));
+  if (types) {
+    if (types->size() != count) {
+      return list_length_error(config, "layer_types", types->size(), "num_hidden_layers = " + std::to_string(layers));
+    }
+    if (const json* rates = config.get("compress_rates")) {
+      if (!rates->is_object()) return config.invalid("compress_rates", *rates, "must be an object");
+      for (const auto& [type, ratio] : rates->items()) {
+        const std::int64_t expected = type == "compressed_sparse_attention"    ? 4
+                                      : type == "heavily_compressed_attention" ? 128
+                                                                               : -1;
+        if (expected < 0 || !ratio.is_number_integer() || ratio.get<std::int64_t>() != expected) {
+          return config.invalid("compress_rates." + type, ratio,
+                                "trainflops counts compressed_sparse_attention at 4 and "
+                                "heavily_compressed_attention at 128");
+        }
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const Kind kind = (*types)[i] == "sliding_attention"             ? Kind::kWindow
+                        : (*types)[i] == "compressed_sparse_attention" ? Kind::kCsa
+                                                                       : Kind::kHca;
+      if (kinds.empty()) continue;
+      if (kinds[i] != kind) {
+        return config.invalid("layer_types[" + std::to_string(i) + "]", json((*types)[i]),
+                              "disagrees with compress_ratios[" + std::to_string(i) + "] = " +
+                                  std::to_string(compression_ratio(kinds[i])));
+      }
+    }
+    if (kinds.empty()) {
+      for (const std::string& type : *types) {
+        kinds.push_back(type == "sliding_attention"             ? Kind::kWindow
+                        : type == "compressed_sparse_attention" ? Kind::kCsa
+                                                                : Kind::kHca);
+      }
+    }
+  }
+  if (kinds.empty()) return config.missing("compress_ratios", "for model_type \"deepseek_v4\", unless layer_types gives the attention kinds");
+  kinds.resize(total, Kind::kWindow);
+  return kinds;
+}
+
+}  // namespace
+
+Result<Model> import_deepseek_v4(Fields& config, Notes&) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
+
+  CompressedSparseAttention attention;
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, config.positive("num_attention_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> kv_heads,
+                              config.optional_positive("num_key_value_heads"));
+  if (kv_heads && *kv_heads != 1) {
+    return config.invalid("num_key_value_heads", *kv_heads,
+                          "must be 1: DeepSeek-V4 attends one shared latent key/value");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.positive("head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.q_lora_rank, config.positive("q_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.o_groups, config.positive("o_groups"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.o_lora_rank, config.positive("o_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.window, config.positive("sliding_window"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<Kind> kinds, compression_kinds(config, layers, depths));
+  if (std::find(kinds.begin(), kinds.end(), Kind::kCsa) != kinds.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.indexer_num_heads, config.positive("index_n_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.indexer_head_dim, config.positive("index_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.topk, config.positive("index_topk"));
+  } else {
+    config.ignore({"index_n_heads", "index_head_dim", "index_topk"});  // no CSA layer
+  }
+
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe moe, deepseek_moe(config));
+  // Every layer is MoE: hash-routed ones differ only in routing.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto mlp_types, config.optional_words("mlp_layer_types", {"hash_moe", "moe"}));
+  if (mlp_types && mlp_types->size() != static_cast<std::size_t>(layers)) {
+    return list_length_error(config, "mlp_layer_types", mlp_types->size(),
+                             "num_hidden_layers = " + std::to_string(layers));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> dense_layers,
+                              config.optional_non_negative("first_k_dense_replace"));
+  if (dense_layers.value_or(0) != 0) {
+    return config.invalid("first_k_dense_replace", *dense_layers, "must be 0: DeepSeek-V4 has no dense layers");
+  }
+  ignore_routing(config);
+  // The rope split of head_dim, hyper-connections (not counted: docs/accounting.md, 9, and
+  // Megatron-LM's count leave them out), and settings of numerics and routing.
+  config.ignore({"qk_rope_head_dim", "hc_mult", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
+                 "num_hash_layers", "expert_dtype"});
+
+  const auto layer = [&](Kind kind) {
+    CompressedSparseAttention a = attention;
+    a.kind = kind;
+    return Layer{Mixer{a}, ChannelMixer{moe}};
+  };
+  for (std::int64_t i = 0; i < layers; ++i) model.layers.push_back(layer(kinds[static_cast<std::size_t>(i)]));
+  for (std::int64_t d = 0; d < depths; ++d) {
+    model.mtp_depths.push_back({layer(kinds[static_cast<std::size_t>(layers + d)])});
+  }
+  return model;
+}
+
+}  // namespace trainflops::hf

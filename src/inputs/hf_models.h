@@ -1,0 +1,69 @@
+// The importers of hf_config.cc, one per family of Hugging Face model types,
+// and what they share. Each reads the fields of its model type from `config`
+// (the top-level object; the dispatcher checks the leftover keys afterwards)
+// and returns the layers and sizes of the model; docs/hf-import.md describes
+// every mapping.
+#ifndef TRAINFLOPS_SRC_INPUTS_HF_MODELS_H_
+#define TRAINFLOPS_SRC_INPUTS_HF_MODELS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inputs/hf_config_reader.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops::hf {
+
+// What an import reports beside the model (see HfImport).
+struct Notes {
+  std::vector<std::string> ignored;  // of nested objects; the top level's are added last
+  std::vector<std::string> assumed;
+};
+
+using Importer = Result<Model> (*)(Fields& config, Notes& notes);
+
+// llama, mistral, mixtral, qwen2, qwen3, qwen3_moe (hf_transformer_models.cc).
+Result<Model> import_transformer(Fields& config, Notes& notes);
+// gemma3 (text_config) and gemma3_text (hf_transformer_models.cc).
+Result<Model> import_gemma3(Fields& config, Notes& notes);
+// gpt_oss (hf_transformer_models.cc).
+Result<Model> import_gpt_oss(Fields& config, Notes& notes);
+// qwen3_next (hf_transformer_models.cc).
+Result<Model> import_qwen3_next(Fields& config, Notes& notes);
+// deepseek_v3, deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
+Result<Model> import_deepseek(Fields& config, Notes& notes);
+// deepseek_v4 (hf_deepseek_models.cc).
+Result<Model> import_deepseek_v4(Fields& config, Notes& notes);
+// nemotron_h (hf_nemotron_h.cc).
+Result<Model> import_nemotron_h(Fields& config, Notes& notes);
+
+// --- shared by the importers (hf_config.cc) ---------------------------------
+
+// Grouped-query attention: num_attention_heads; num_key_value_heads, absent
+// or null meaning multi-head attention (Transformers' rule); head_dim, absent
+// or null meaning hidden_size / num_attention_heads, which must divide. With
+// `explicit_sizes`, both must be present (model types whose Transformers
+// defaults are constants rather than these derivations).
+Result<GqaAttention> grouped_query_attention(Fields& config, std::int64_t hidden_size, bool explicit_sizes);
+
+// num_nextn_predict_layers: the checkpoint's multi-token-prediction depths,
+// absent or null meaning none.
+Result<std::int64_t> mtp_depth_count(Fields& config);
+
+// num_experts_per_tok must not exceed the number of experts, `experts_key`.
+Status check_topk(const Fields& config, const Moe& moe, std::string_view experts_key);
+
+// "<key>: the list has <size> entries; it must have <rule>".
+Error list_length_error(const Fields& config, std::string_view key, std::size_t size, const std::string& rule);
+
+// Layer `index` (0-based) is MoE when it is not in `mlp_only_layers` and
+// (index + 1) is a multiple of `sparse_step` (Qwen's decoder_sparse_step).
+std::vector<bool> qwen_moe_layers(std::int64_t layers, std::int64_t sparse_step,
+                                  const std::vector<std::int64_t>& mlp_only_layers);
+
+}  // namespace trainflops::hf
+
+#endif  // TRAINFLOPS_SRC_INPUTS_HF_MODELS_H_

@@ -1,0 +1,588 @@
+#include "trainflops/megatron_args.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/json_text.h"
+#include "inputs/megatron_args_json.h"
+#include "trainflops/hybrid_pattern.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::json;
+
+Error type_error(std::string_view key, const json& value, const char* rule) {
+  return Error(std::string(key) + " = " + value.dump() + ": " + rule);
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::int64_t>& out) {
+  if (!value.is_number_integer()) return type_error(key, value, "must be an integer or null");
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    return type_error(key, value, "must fit in a signed 64-bit integer");
+  }
+  out = value.get<std::int64_t>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<double>& out) {
+  if (!value.is_number()) return type_error(key, value, "must be a number or null");
+  out = value.get<double>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<bool>& out) {
+  if (!value.is_boolean()) return type_error(key, value, "must be true, false or null");
+  out = value.get<bool>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::string>& out) {
+  if (!value.is_string()) return type_error(key, value, "must be a string or null");
+  out = value.get<std::string>();
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<LayerFrequency>& out) {
+  if (value.is_number_integer()) {
+    std::optional<std::int64_t> every;
+    TRAINFLOPS_RETURN_IF_ERROR(read(key, value, every));
+    out = *every;
+    return Ok{};
+  }
+  if (!value.is_array()) return type_error(key, value, "must be an integer, a list of 0/1 or null");
+  std::vector<std::int64_t> flags;
+  for (const json& entry : value) {
+    if (!entry.is_number_integer()) return type_error(key, value, "must be an integer, a list of 0/1 or null");
+    flags.push_back(entry.get<std::int64_t>());
+  }
+  out = std::move(flags);
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::vector<std::int64_t>>& out) {
+  if (!value.is_array()) return type_error(key, value, "must be a list of integers or null");
+  std::vector<std::int64_t> numbers;
+  for (const json& entry : value) {
+    if (!entry.is_number_integer()) return type_error(key, value, "must be a list of integers or null");
+    numbers.push_back(entry.get<std::int64_t>());
+  }
+  out = std::move(numbers);
+  return Ok{};
+}
+
+Status read(std::string_view key, const json& value, std::optional<std::vector<std::string>>& out) {
+  if (value.is_string()) {
+    out = std::vector<std::string>{value.get<std::string>()};
+    return Ok{};
+  }
+  if (!value.is_array()) return type_error(key, value, "must be a list of strings or null");
+  std::vector<std::string> words;
+  for (const json& entry : value) {
+    if (!entry.is_string()) return type_error(key, value, "must be a list of strings or null");
+    words.push_back(entry.get<std::string>());
+  }
+  out = std::move(words);
+  return Ok{};
+}
+
+// --- model_from_megatron_args ---------------------------------------------
+
+template <typename T>
+std::string shown(const std::optional<T>& value) {
+  if (!value) return "None";
+  if constexpr (std::is_same_v<T, bool>)
+    return *value ? "true" : "false";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "\"" + *value + "\"";
+  else
+    return std::to_string(*value);
+}
+
+Error missing(std::string_view name, const std::string& when) {
+  return Error(std::string(name) + " is missing: required " + when);
+}
+
+Result<std::int64_t> required(std::string_view name, const std::optional<std::int64_t>& value,
+                              const std::string& when) {
+  if (!value) return missing(name, when);
+  if (*value < 1) return Error(std::string(name) + " = " + std::to_string(*value) + ": must be a positive integer");
+  return *value;
+}
+
+// A layer frequency as a 0/1 flag per layer: `every` marks layer i when
+// marked(i) holds; an explicit list must have `count` entries of 0 or 1.
+template <typename Marked>
+Result<std::vector<bool>> expand_frequency(std::string_view name, const LayerFrequency& frequency, std::size_t count,
+                                           const std::string& count_rule, Marked marked) {
+  std::vector<bool> flags(count);
+  if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
+    if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
+    for (std::size_t i = 0; i < count; ++i) flags[i] = marked(static_cast<std::int64_t>(i), *every);
+    return flags;
+  }
+  const auto& list = std::get<std::vector<std::int64_t>>(frequency);
+  if (list.size() != count) {
+    return Error(std::string(name) + ": the list has " + std::to_string(list.size()) + " entries; it must have " +
+                 count_rule);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (list[i] != 0 && list[i] != 1) {
+      return Error(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(list[i]) +
+                   ": entries must be 0 or 1");
+    }
+    flags[i] = list[i] == 1;
+  }
+  return flags;
+}
+
+bool flag(const std::optional<bool>& value) { return value.value_or(false); }
+
+Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required) {
+  GqaAttention attention;
+  const std::string when = "for attention layers";
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  attention.num_query_groups = attention.num_heads;
+  if (flag(a.group_query_attention)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_query_groups,
+                                required("num_query_groups", a.num_query_groups, "when group_query_attention is true"));
+  }
+  if (head_dim_required) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, required("kv_channels", a.kv_channels, when));
+  } else if (a.kv_channels) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, required("kv_channels", a.kv_channels, when));
+  }
+  attention.output_gate = flag(a.attention_output_gate);
+  return attention;
+}
+
+Result<MlaAttention> mla_attention(const MegatronArgs& a) {
+  if (flag(a.group_query_attention)) {
+    return Error("group_query_attention = true: cannot be combined with multi-latent attention");
+  }
+  const std::string when = "for multi-latent attention";
+  MlaAttention mla;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  if (a.q_lora_rank) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(mla.q_lora_rank, required("q_lora_rank", a.q_lora_rank, when));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.kv_lora_rank, required("kv_lora_rank", a.kv_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.qk_head_dim, required("qk_head_dim", a.qk_head_dim, when));
+  if (!a.qk_pos_emb_head_dim) return missing("qk_pos_emb_head_dim", when);
+  mla.qk_pos_emb_head_dim = *a.qk_pos_emb_head_dim;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.v_head_dim, required("v_head_dim", a.v_head_dim, when));
+  return mla;
+}
+
+// docs/accounting.md, 2: explicit, else a positive loss coefficient trains the indexer,
+// sparsely with the sparse loss; without a loss it runs forward only.
+Result<DsaIndexer::GradMode> indexer_grad_mode(const MegatronArgs& a) {
+  if (a.dsa_indexer_grad_mode) {
+    Result<DsaIndexer::GradMode> mode = parse_grad_mode(*a.dsa_indexer_grad_mode);
+    if (!mode.ok()) return Error("dsa_indexer_" + mode.error().message());
+    return mode;
+  }
+  if (a.dsa_indexer_loss_coeff.value_or(0) > 0) {
+    return flag(a.dsa_indexer_use_sparse_loss) ? DsaIndexer::GradMode::kSparse : DsaIndexer::GradMode::kDetached;
+  }
+  return DsaIndexer::GradMode::kOff;
+}
+
+Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
+  const std::string when = "for DSA layers";
+  DsaIndexer indexer;
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.head_dim, required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.grad_mode, indexer_grad_mode(a));
+  if (a.dsa_kpool_size) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(indexer.pool_size, required("dsa_kpool_size", a.dsa_kpool_size, when));
+  }
+  indexer.pool_tail = a.dsa_kpool_tail.value_or(true);
+  if (indexer.pool_size > 1 && indexer.grad_mode != DsaIndexer::GradMode::kOff) {
+    return Error("dsa_kpool_size = " + std::to_string(indexer.pool_size) +
+                 ": KPool requires the indexer loss disabled (the indexer grad mode is " +
+                 std::string(grad_mode_name(indexer.grad_mode)) + ")");
+  }
+  if (indexer.topk % indexer.pool_size != 0) {
+    return Error("dsa_indexer_topk = " + std::to_string(indexer.topk) +
+                 ": must be a multiple of dsa_kpool_size = " + std::to_string(indexer.pool_size));
+  }
+  return indexer;
+}
+
+// Index sharing (docs/accounting.md, 7.2): which 1-based layer numbers run their own indexer.
+class IndexSharing {
+ public:
+  static Result<IndexSharing> from(const MegatronArgs& a) {
+    IndexSharing sharing;
+    if (a.dsa_indexer_topk_freq) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(sharing.every_, required("dsa_indexer_topk_freq", a.dsa_indexer_topk_freq, ""));
+    }
+    sharing.offset_ = a.dsa_indexer_skip_topk_offset.value_or(0);
+    if (sharing.offset_ < 0) {
+      return Error("dsa_indexer_skip_topk_offset = " + std::to_string(sharing.offset_) + ": must be >= 0");
+    }
+    return sharing;
+  }
+
+  // Layer `number` reuses the previous layer's top-k unless
+  // max(number - max(offset, 1), 0) is a multiple of the frequency.
+  bool runs_indexer(std::int64_t number) const {
+    return std::max<std::int64_t>(number - std::max<std::int64_t>(offset_, 1), 0) % every_ == 0;
+  }
+
+ private:
+  std::int64_t every_ = 1;
+  std::int64_t offset_ = 0;
+};
+
+Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_number) {
+  DsaAttention dsa;
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.mla, mla_attention(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
+  dsa.runs_indexer = sharing.runs_indexer(layer_number);
+  return dsa;
+}
+
+// DeepSeek-V4 attention of one kind (docs/accounting.md, 9).
+Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs& a,
+                                                              CompressedSparseAttention::Kind kind) {
+  const std::string when = "for DeepSeek-V4 attention layers";
+  CompressedSparseAttention csa;
+  csa.kind = kind;
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.num_heads, required("num_attention_heads", a.num_attention_heads, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.head_dim, required("v_head_dim", a.v_head_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.q_lora_rank, required("q_lora_rank", a.q_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.o_groups, required("o_groups", a.o_groups, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.o_lora_rank, required("o_lora_rank", a.o_lora_rank, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(csa.window, required("csa_window_size", a.csa_window_size, when));
+  if (kind == CompressedSparseAttention::Kind::kCsa) {
+    const std::string csa_when = "for CSA layers (compression ratio 4)";
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_num_heads,
+                                required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, csa_when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.indexer_head_dim,
+                                required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, csa_when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(csa.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, csa_when));
+  }
+  return csa;
+}
+
+Result<CompressedSparseAttention::Kind> compression_kind(std::size_t layer, std::int64_t ratio) {
+  for (auto kind : {CompressedSparseAttention::Kind::kWindow, CompressedSparseAttention::Kind::kCsa,
+                    CompressedSparseAttention::Kind::kHca}) {
+    if (ratio == compression_ratio(kind)) return kind;
+  }
+  return Error("csa_compress_ratios[" + std::to_string(layer) + "] = " + std::to_string(ratio) +
+               ": must be 0 (window only), 4 (CSA) or 128 (HCA)");
+}
+
+Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
+  DenseMlp mlp;
+  TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size,
+                              required("ffn_hidden_size", a.ffn_hidden_size, "for dense MLP layers"));
+  mlp.gated = flag(a.swiglu);
+  return mlp;
+}
+
+Result<Moe> moe(const MegatronArgs& a) {
+  const std::string when = "for MoE layers";
+  Moe moe;
+  moe.num_experts = a.num_experts;
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, required("moe_router_topk", a.moe_router_topk, when));
+  if (a.moe_ffn_hidden_size) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size,
+                                required("moe_ffn_hidden_size", a.moe_ffn_hidden_size, when));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size, required("ffn_hidden_size", a.ffn_hidden_size,
+                                                                     "for MoE layers without moe_ffn_hidden_size"));
+  }
+  moe.shared_expert_ffn_hidden_size = a.moe_shared_expert_intermediate_size;
+  moe.latent_size = a.moe_latent_size;
+  moe.gated = flag(a.swiglu);
+  return moe;
+}
+
+Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_defaults) {
+  GatedDeltaNet gdn;
+  gdn.variant = a.experimental_attention_variant == std::optional<std::string>("gdn2") ? GatedDeltaNet::Variant::kGdn2
+                                                                                       : GatedDeltaNet::Variant::kGdn;
+  // Megatron-LM's hybrid accounting substitutes these for unset dimensions;
+  // its transformer path has none.
+  const auto dim = [&](std::string_view name, const std::optional<std::int64_t>& value,
+                       std::int64_t hybrid_default) -> Result<std::int64_t> {
+    if (!value && hybrid_defaults) return hybrid_default;
+    return required(name, value, "for gated delta net layers");
+  };
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.key_head_dim, dim("linear_key_head_dim", a.linear_key_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.value_head_dim, dim("linear_value_head_dim", a.linear_value_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.num_key_heads, dim("linear_num_key_heads", a.linear_num_key_heads, 16));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.num_value_heads, dim("linear_num_value_heads", a.linear_num_value_heads, 32));
+  TRAINFLOPS_ASSIGN_OR_RETURN(gdn.conv_kernel_dim, dim("linear_conv_kernel_dim", a.linear_conv_kernel_dim, 4));
+  return gdn;
+}
+
+bool uses_gated_delta_product(const MegatronArgs& a) {
+  if (!a.spec || a.spec->empty()) return false;
+  const std::string& last = a.spec->back();
+  return last == "gdp_stack_spec" || last == "gated_delta_product_stack_spec";
+}
+
+Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
+  const std::string when = "for Mamba layers";
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t state, required("mamba_state_dim", a.mamba_state_dim, when));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t groups, required("mamba_num_groups", a.mamba_num_groups, when));
+  std::int64_t inner = 2 * hidden_size, heads = 0;
+  if (a.mamba_num_heads) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(heads, required("mamba_num_heads", a.mamba_num_heads, when));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim,
+                                                                      "for Mamba layers without mamba_num_heads"));
+    heads = inner / head_dim;
+    if (heads < 1) {
+      return Error("mamba_head_dim = " + std::to_string(head_dim) +
+                   ": must not exceed the inner width 2 * hidden_size = " + std::to_string(inner));
+    }
+  }
+  if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
+  const std::string gdp_when = "for gated delta product layers";
+  if (a.mamba_num_heads) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim, gdp_when));
+    inner = heads * head_dim;
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t householder,
+                              required("gdp_num_householder", a.gdp_num_householder, gdp_when));
+  return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
+}
+
+// `number`: the layer's 1-based position in its pattern, for index sharing.
+Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const MegatronArgs& a, std::int64_t hidden_size) {
+  Layer layer;
+  switch (symbol) {
+    case LayerSymbol::kAttention: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gqa_attention(a, /*head_dim_required=*/false));
+      break;
+    }
+    case LayerSymbol::kMla: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mla_attention(a));
+      break;
+    }
+    case LayerSymbol::kDsa: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
+      break;
+    }
+    case LayerSymbol::kWindow:
+    case LayerSymbol::kCsa:
+    case LayerSymbol::kHca: {
+      const auto kind = symbol == LayerSymbol::kWindow ? CompressedSparseAttention::Kind::kWindow
+                        : symbol == LayerSymbol::kCsa  ? CompressedSparseAttention::Kind::kCsa
+                                                       : CompressedSparseAttention::Kind::kHca;
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, compressed_sparse_attention(a, kind));
+      break;
+    }
+    case LayerSymbol::kMamba: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mamba_mixer(a, hidden_size));
+      break;
+    }
+    case LayerSymbol::kGatedDeltaNet: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gated_delta_net(a, /*hybrid_defaults=*/true));
+      break;
+    }
+    case LayerSymbol::kMlp: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.channel_mixer, dense_mlp(a));
+      break;
+    }
+    case LayerSymbol::kMoe: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.channel_mixer, moe(a));
+      break;
+    }
+  }
+  return layer;
+}
+
+Result<std::vector<Layer>> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
+                                         std::int64_t hidden_size) {
+  std::vector<Layer> layers;
+  for (LayerSymbol symbol : symbols) {
+    const auto number = static_cast<std::int64_t>(layers.size()) + 1;
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size));
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const HybridPattern pattern, parse_hybrid_pattern(*a.hybrid_layer_pattern));
+  if (a.num_layers && *a.num_layers != static_cast<std::int64_t>(pattern.main.size())) {
+    return Error("num_layers = " + std::to_string(*a.num_layers) + ": hybrid_layer_pattern has " +
+                 std::to_string(pattern.main.size()) + " layers before any '/'");
+  }
+  const std::int64_t depths = a.mtp_num_layers.value_or(0);
+  if (depths != static_cast<std::int64_t>(pattern.mtp_depths.size())) {
+    return Error("mtp_num_layers = " + shown(a.mtp_num_layers) +
+                 ": must equal the number of MTP depths in hybrid_layer_pattern (" +
+                 std::to_string(pattern.mtp_depths.size()) + ", one per '/')");
+  }
+  model.megatron_path = MegatronPath::kHybrid;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, model.hidden_size));
+  if (pattern.main_stage_layers.size() > 1) {
+    model.pipeline_stage_layers.assign(pattern.main_stage_layers.begin(), pattern.main_stage_layers.end());
+  }
+  for (const auto& depth : pattern.mtp_depths) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, model.hidden_size));
+    model.mtp_depths.push_back(std::move(layers));
+  }
+  return model;
+}
+
+Result<Model> standard_model(const MegatronArgs& a, Model model) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t num_layers, required("num_layers", a.num_layers, "for every model"));
+  if (a.mtp_num_layers && *a.mtp_num_layers < 0) {
+    return Error("mtp_num_layers = " + std::to_string(*a.mtp_num_layers) + ": must be >= 0");
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("num_layers", num_layers));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("mtp_num_layers", a.mtp_num_layers.value_or(0)));
+  const auto layers = static_cast<std::size_t>(num_layers);
+  const auto depths = static_cast<std::size_t>(a.mtp_num_layers.value_or(0));
+
+  // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
+  // layers follow the last decoder layer.
+  std::vector<bool> is_moe(layers, false);
+  if (a.num_experts) {
+    if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_moe, expand_frequency("moe_layer_freq", *a.moe_layer_freq, layers,
+                                                         "num_layers = " + std::to_string(num_layers),
+                                                         [](std::int64_t i, std::int64_t f) { return i % f == 0; }));
+  }
+  is_moe.resize(layers + depths, is_moe.back());
+
+  // Mixers: linear attention where linear_attention_freq marks a layer,
+  // counted over decoder and MTP layers together.
+  const std::string variant = a.experimental_attention_variant.value_or("");
+  const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net";
+  const bool sparse = variant == "dsa";
+  const bool compressed = variant == "dsv4_hybrid";
+  if (!variant.empty() && !linear && !sparse && !compressed) {
+    return Error("experimental_attention_variant = \"" + variant +
+                 "\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or null");
+  }
+  std::vector<CompressedSparseAttention::Kind> compression(layers + depths);
+  if (compressed) {
+    if (!a.csa_compress_ratios) {
+      return missing("csa_compress_ratios", "when experimental_attention_variant is \"dsv4_hybrid\"");
+    }
+    if (a.csa_compress_ratios->size() != layers + depths) {
+      return Error("csa_compress_ratios: the list has " + std::to_string(a.csa_compress_ratios->size()) +
+                   " entries; it must have num_layers + mtp_num_layers = " + std::to_string(layers + depths));
+    }
+    for (std::size_t i = 0; i < compression.size(); ++i) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(compression[i], compression_kind(i, (*a.csa_compress_ratios)[i]));
+    }
+  }
+  if (sparse && !flag(a.multi_latent_attention)) {
+    return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
+                 ": DSA (experimental_attention_variant = \"dsa\") is built on multi-latent attention");
+  }
+  std::vector<bool> is_linear(layers + depths, false);
+  if (linear) {
+    if (!a.linear_attention_freq) {
+      return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_linear,
+                                expand_frequency("linear_attention_freq", *a.linear_attention_freq, layers + depths,
+                                                 "num_layers + mtp_num_layers = " + std::to_string(layers + depths),
+                                                 [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+  }
+
+  std::optional<Mixer> attention, linear_attention;
+  std::optional<ChannelMixer> dense, experts;
+  auto build_layer = [&](std::size_t i) -> Result<Layer> {
+    Layer layer;
+    if (is_linear[i]) {
+      if (!linear_attention) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
+      }
+      layer.mixer = linear_attention;
+    } else if (compressed) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(CompressedSparseAttention csa, compressed_sparse_attention(a, compression[i]));
+      layer.mixer = std::move(csa);
+    } else if (sparse) {
+      // Decoder layers are numbered 1..num_layers; each MTP depth restarts at 1.
+      const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : 1);
+      TRAINFLOPS_ASSIGN_OR_RETURN(DsaAttention dsa, dsa_attention(a, number));
+      layer.mixer = std::move(dsa);
+    } else {
+      if (!attention) {
+        if (flag(a.multi_latent_attention)) {
+          TRAINFLOPS_ASSIGN_OR_RETURN(attention, mla_attention(a));
+        } else {
+          TRAINFLOPS_ASSIGN_OR_RETURN(attention, gqa_attention(a, /*head_dim_required=*/true));
+        }
+      }
+      layer.mixer = attention;
+    }
+    if (is_moe[i]) {
+      if (!experts) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(experts, moe(a));
+      }
+      layer.channel_mixer = experts;
+    } else {
+      if (!dense) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(dense, dense_mlp(a));
+      }
+      layer.channel_mixer = dense;
+    }
+    return layer;
+  };
+  for (std::size_t i = 0; i < layers + depths; ++i) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, build_layer(i));
+    if (i < layers) {
+      model.layers.push_back(std::move(layer));
+    } else {
+      model.mtp_depths.push_back({std::move(layer)});
+    }
+  }
+  return model;
+}
+
+}  // namespace
+
+Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
+  if (!object.is_object()) return Error("args: must be a JSON object of Megatron-LM arguments, got " + object.dump());
+  ParsedMegatronArgs parsed;
+  std::set<std::string, std::less<>> known;
+  Status status = Ok{};
+  for_each_megatron_arg(parsed.args, [&](std::string_view name, auto& member) {
+    known.emplace(name);
+    if (!status.ok()) return;
+    const auto it = object.find(name);
+    if (it == object.end() || it->is_null()) return;
+    status = read(name, *it, member);
+  });
+  TRAINFLOPS_RETURN_IF_ERROR(status);
+  for (const auto& [key, value] : object.items()) {
+    if (known.find(key) == known.end()) parsed.ignored.push_back(key);
+  }
+  return parsed;
+}
+
+Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text) {
+  Result<json> object = parse_json<json>(json_text, JsonComments::kAllowed);
+  if (!object.ok()) return object.error().context("args");
+  return megatron_args_from_json(object.value());
+}
+
+Result<Model> model_from_megatron_args(const MegatronArgs& a) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
+  model.megatron_seq_length = a.seq_length;
+  Result<Model> built =
+      a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
+  if (!built.ok()) return built;
+  TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
+  return built;
+}
+
+}  // namespace trainflops

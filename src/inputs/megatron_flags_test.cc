@@ -1,0 +1,523 @@
+// Megatron-LM launch-script flags into MegatronArgs: each relevant flag, the
+// defaults and derivations of Megatron-LM's parser and validate_args, the
+// vocabulary padding, the layer-frequency patterns, typos, ignored flags and
+// errors, and one DeepSeek-V3-like script through the model builder.
+#include "trainflops/megatron_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "inputs/megatron_known_flags.h"
+
+namespace trainflops {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+std::string render(std::int64_t value) { return std::to_string(value); }
+std::string render(bool value) { return value ? "true" : "false"; }
+std::string render(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+std::string render(const std::string& value) { return "\"" + value + "\""; }
+
+std::string render(const std::vector<std::int64_t>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i == 0 ? "" : ",") + std::to_string(values[i]);
+  return out + "]";
+}
+
+std::string render(const LayerFrequency& frequency) {
+  return std::visit([](const auto& value) { return render(value); }, frequency);
+}
+
+std::string render(const std::vector<std::string>& words) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < words.size(); ++i) out += (i == 0 ? "" : " ") + words[i];
+  return out + "]";
+}
+
+template <typename T>
+std::string render(const std::optional<T>& value) {
+  return value ? render(*value) : "None";
+}
+
+// The member `name` of `args` as text; "None" when unset.
+std::string member(const MegatronArgs& args, std::string_view name) {
+  std::string out = "<no member " + std::string(name) + ">";
+  for_each_megatron_arg(args, [&](std::string_view member_name, const auto& value) {
+    if (member_name == name) out = render(value);
+  });
+  return out;
+}
+
+std::string flag_of(std::string_view name) {
+  std::string flag = "--" + std::string(name);
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  return flag;
+}
+
+// A launch script's flags, split at spaces.
+Argv words(std::string_view line) {
+  Argv argv;
+  for (std::size_t start = 0; start < line.size();) {
+    const std::size_t end = std::min(line.find(' ', start), line.size());
+    argv.emplace_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return argv;
+}
+
+// Runs of equal entries, e.g. runs({{0, 3}, {1, 2}}) == [0,0,0,1,1].
+std::vector<std::int64_t> runs(std::initializer_list<std::pair<std::int64_t, int>> parts, int times = 1) {
+  std::vector<std::int64_t> out;
+  for (int t = 0; t < times; ++t) {
+    for (const auto& [value, count] : parts) out.insert(out.end(), count, value);
+  }
+  return out;
+}
+
+struct MemberCase {
+  Argv argv;
+  std::string member;
+  std::string want;  // as render() shows it
+};
+
+void expect_members(const std::vector<MemberCase>& cases) {
+  for (const MemberCase& c : cases) {
+    SCOPED_TRACE(testing::PrintToString(c.argv) + " -> " + c.member);
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(c.argv);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(member(parsed.value().args, c.member), c.want);
+    EXPECT_TRUE(parsed.value().ignored.empty()) << testing::PrintToString(parsed.value().ignored);
+  }
+}
+
+struct ErrorCase {
+  Argv argv;
+  std::string message;
+};
+
+void expect_errors(const std::vector<ErrorCase>& cases) {
+  for (const ErrorCase& c : cases) {
+    SCOPED_TRACE(testing::PrintToString(c.argv));
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(c.argv);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_EQ(parsed.error().message(), c.message);
+  }
+}
+
+TEST(MegatronFlagsTest, ParsesEachRelevantFlag) {
+  expect_members({
+      {{"--num-layers", "32"}, "num_layers", "32"},
+      {{"--hidden-size", "4096"}, "hidden_size", "4096"},
+      {{"--ffn-hidden-size", "11008"}, "ffn_hidden_size", "11008"},
+      {{"--num-attention-heads", "32"}, "num_attention_heads", "32"},
+      {{"--group-query-attention"}, "group_query_attention", "true"},
+      {{"--num-query-groups", "8"}, "num_query_groups", "8"},
+      {{"--kv-channels", "128"}, "kv_channels", "128"},
+      {{"--attention-output-gate"}, "attention_output_gate", "true"},
+      {{"--swiglu"}, "swiglu", "true"},
+      {{"--padded-vocab-size", "151552"}, "padded_vocab_size", "151552"},
+      {{"--seq-length", "4096"}, "seq_length", "4096"},
+      {{"--num-experts", "160"}, "num_experts", "160"},
+      {{"--moe-layer-freq", "2"}, "moe_layer_freq", "2"},
+      {{"--moe-layer-freq", "[0,1]*2"}, "moe_layer_freq", "[0,1,0,1]"},
+      {{"--moe-router-topk", "8"}, "moe_router_topk", "8"},
+      {{"--moe-ffn-hidden-size", "1536"}, "moe_ffn_hidden_size", "1536"},
+      {{"--moe-shared-expert-intermediate-size", "1536"}, "moe_shared_expert_intermediate_size", "1536"},
+      {{"--num-experts", "64", "--moe-latent-size", "1024"}, "moe_latent_size", "1024"},
+      {{"--mtp-num-layers", "1"}, "mtp_num_layers", "1"},
+      {{"--mtp-num-layers", "-1"}, "mtp_num_layers", "-1"},
+      {{"--multi-latent-attention"}, "multi_latent_attention", "true"},
+      {{"--q-lora-rank", "1536"}, "q_lora_rank", "1536"},
+      {{"--kv-lora-rank", "512"}, "kv_lora_rank", "512"},
+      {{"--qk-head-dim", "192"}, "qk_head_dim", "192"},
+      {{"--qk-pos-emb-head-dim", "32"}, "qk_pos_emb_head_dim", "32"},
+      {{"--v-head-dim", "256"}, "v_head_dim", "256"},
+      {{"--experimental-attention-variant", "gated_delta_net"},
+       "experimental_attention_variant",
+       "\"gated_delta_net\""},
+      {{"--linear-attention-freq", "4"}, "linear_attention_freq", "4"},
+      {{"--linear-attention-freq", "[1,1,1,0]"}, "linear_attention_freq", "[1,1,1,0]"},
+      {{"--linear-key-head-dim", "64"}, "linear_key_head_dim", "64"},
+      {{"--linear-value-head-dim", "96"}, "linear_value_head_dim", "96"},
+      {{"--linear-num-key-heads", "8"}, "linear_num_key_heads", "8"},
+      {{"--linear-num-value-heads", "24"}, "linear_num_value_heads", "24"},
+      {{"--linear-conv-kernel-dim", "3"}, "linear_conv_kernel_dim", "3"},
+      {{"--hybrid-layer-pattern", "M-M*-"}, "hybrid_layer_pattern", "\"M-M*-\""},
+      {{"--hybrid-override-pattern", "M-M*-"}, "hybrid_layer_pattern", "\"M-M*-\""},
+      {{"--mamba-state-dim", "64"}, "mamba_state_dim", "64"},
+      {{"--mamba-head-dim", "32"}, "mamba_head_dim", "32"},
+      {{"--mamba-num-groups", "4"}, "mamba_num_groups", "4"},
+      {{"--mamba-num-heads", "128"}, "mamba_num_heads", "128"},
+      {{"--gdp-num-householder", "2"}, "gdp_num_householder", "2"},
+      {{"--spec", "megatron.core.models.hybrid.hybrid_layer_specs", "gdp_stack_spec"},
+       "spec",
+       "[megatron.core.models.hybrid.hybrid_layer_specs gdp_stack_spec]"},
+      {{"--spec", "--swiglu"}, "spec", "[]"},
+      {{"--encoder-num-layers", "24"}, "num_layers", "24"},
+      {{"--encoder-seq-length", "2048"}, "seq_length", "2048"},
+  });
+}
+
+// Every MegatronArgs member is read from its flag, never ignored: the flag
+// table is the struct itself.
+TEST(MegatronFlagsTest, EveryMemberHasAFlag) {
+  MegatronArgs members;
+  for_each_megatron_arg(members, [](std::string_view name, auto& value) {
+    using Member = std::decay_t<decltype(value)>;
+    Argv argv = {flag_of(name)};
+    if constexpr (std::is_same_v<Member, std::optional<bool>>) {
+    } else if constexpr (std::is_same_v<Member, std::optional<std::string>>) {
+      argv.push_back("x");
+    } else {
+      argv.push_back("1");
+    }
+    if (name == "moe_latent_size") argv.insert(argv.end(), {"--num-experts", "2"});
+    SCOPED_TRACE(argv[0]);
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_TRUE(parsed.value().ignored.empty());
+    EXPECT_NE(member(parsed.value().args, name), "None");
+  });
+}
+
+TEST(MegatronFlagsTest, GlobalBatchSize) {
+  for (const Argv& argv : {Argv{"--global-batch-size", "1024"}, Argv{"--global-batch-size=1024"}}) {
+    SCOPED_TRACE(testing::PrintToString(argv));
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(parsed.value().global_batch_size, 1024);
+  }
+  const Result<ParsedMegatronFlags> none = parse_megatron_flags({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none.value().global_batch_size, std::nullopt);
+}
+
+TEST(MegatronFlagsTest, AppliesMegatronDefaults) {
+  expect_members({
+      {{}, "num_layers", "None"},
+      {{}, "hidden_size", "None"},
+      {{}, "ffn_hidden_size", "None"},
+      {{}, "num_attention_heads", "None"},
+      {{}, "group_query_attention", "false"},
+      {{}, "num_query_groups", "1"},
+      {{}, "kv_channels", "None"},
+      {{}, "attention_output_gate", "false"},
+      {{}, "swiglu", "false"},
+      {{}, "padded_vocab_size", "None"},
+      {{}, "seq_length", "None"},
+      {{}, "num_experts", "None"},
+      {{}, "moe_layer_freq", "1"},
+      {{}, "moe_router_topk", "2"},
+      {{}, "moe_ffn_hidden_size", "None"},
+      {{}, "moe_shared_expert_intermediate_size", "None"},
+      {{}, "moe_latent_size", "None"},
+      {{}, "mtp_num_layers", "None"},
+      {{}, "multi_latent_attention", "false"},
+      {{}, "q_lora_rank", "None"},
+      {{}, "kv_lora_rank", "32"},
+      {{}, "qk_head_dim", "128"},
+      {{}, "qk_pos_emb_head_dim", "64"},
+      {{}, "v_head_dim", "128"},
+      {{}, "experimental_attention_variant", "None"},
+      {{}, "linear_attention_freq", "None"},
+      {{}, "linear_key_head_dim", "128"},
+      {{}, "linear_value_head_dim", "128"},
+      {{}, "linear_num_key_heads", "16"},
+      {{}, "linear_num_value_heads", "32"},
+      {{}, "linear_conv_kernel_dim", "4"},
+      {{}, "hybrid_layer_pattern", "None"},
+      {{}, "mamba_state_dim", "128"},
+      {{}, "mamba_head_dim", "64"},
+      {{}, "mamba_num_groups", "8"},
+      {{}, "mamba_num_heads", "None"},
+      {{}, "gdp_num_householder", "3"},
+      {{}, "spec", "None"},
+      // validate_args derivations.
+      {{"--hidden-size", "4096"}, "ffn_hidden_size", "16384"},
+      {{"--hidden-size", "4096", "--swiglu"}, "ffn_hidden_size", "10880"},
+      {{"--hidden-size", "5120", "--swiglu"}, "ffn_hidden_size", "13632"},
+      {{"--hidden-size", "4096", "--swiglu", "--ffn-hidden-size", "11008"}, "ffn_hidden_size", "11008"},
+      {{"--hidden-size", "4096", "--num-attention-heads", "32"}, "kv_channels", "128"},
+      {{"--hidden-size", "4096", "--num-attention-heads", "48", "--kv-channels", "64"}, "kv_channels", "64"},
+      {{"--hidden-size", "4096"}, "kv_channels", "None"},
+      {{"--num-experts", "8", "--hidden-size", "1024"}, "moe_ffn_hidden_size", "4096"},
+      {{"--num-experts", "8", "--ffn-hidden-size", "1000", "--moe-ffn-hidden-size", "256"},
+       "moe_ffn_hidden_size",
+       "256"},
+      {{"--num-experts", "0", "--hidden-size", "1024"}, "num_experts", "None"},
+      {{"--num-experts", "0", "--hidden-size", "1024"}, "moe_ffn_hidden_size", "None"},
+      {{"--hidden-size", "1024"}, "moe_ffn_hidden_size", "None"},
+  });
+}
+
+TEST(MegatronFlagsTest, PadsTheVocabularyAsMegatron) {
+  expect_members({
+      {{"--vocab-size", "151552"}, "padded_vocab_size", "151552"},
+      {{"--vocab-size", "151552", "--make-vocab-size-divisible-by", "128", "--tensor-model-parallel-size", "1"},
+       "padded_vocab_size",
+       "151552"},
+      {{"--vocab-size", "50257"}, "padded_vocab_size", "50304"},
+      {{"--vocab-size", "50257", "--tensor-model-parallel-size", "4"}, "padded_vocab_size", "50688"},
+      {{"--vocab-size", "50257", "--tensor-model-parallel-size", "8"}, "padded_vocab_size", "51200"},
+      {{"--vocab-size", "50257", "--make-vocab-size-divisible-by", "64", "--tensor-model-parallel-size", "8"},
+       "padded_vocab_size",
+       "50688"},
+      {{"--vocab-size", "129280", "--tensor-model-parallel-size", "2"}, "padded_vocab_size", "129280"},
+      {{"--vocab-size", "1"}, "padded_vocab_size", "128"},
+      {{"--vocab-size", "50257", "--make-vocab-size-divisible-by", "1"}, "padded_vocab_size", "50257"},
+      {{"--vocab-size", "50257", "--padded-vocab-size", "50300"}, "padded_vocab_size", "50300"},
+      {{"--padded-vocab-size", "50300", "--vocab-size", "50257"}, "padded_vocab_size", "50300"},
+      {{"--tensor-model-parallel-size", "8"}, "padded_vocab_size", "None"},
+      // NullTokenizer adds an end-of-document token before padding: 128 + 1 pads to 256.
+      {{"--vocab-size", "128", "--tokenizer-type", "NullTokenizer"}, "padded_vocab_size", "256"},
+      {{"--vocab-size", "128", "--tokenizer-type", "HuggingFaceTokenizer"}, "padded_vocab_size", "128"},
+  });
+  expect_errors({
+      {{"--vocab-size", "0"}, "--vocab-size = 0: must be a positive integer"},
+      {{"--vocab-size", "100", "--make-vocab-size-divisible-by", "0"},
+       "--make-vocab-size-divisible-by = 0: must be a positive integer"},
+      {{"--vocab-size", "100", "--tensor-model-parallel-size", "-2"},
+       "--tensor-model-parallel-size = -2: must be a positive integer"},
+      {{"--vocab-size", "9223372036854775807"},
+       "--vocab-size = 9223372036854775807: padding it to a multiple of 128 * 1 overflows 64 bits"},
+  });
+}
+
+struct PatternCase {
+  std::string text;
+  LayerFrequency want;
+};
+
+TEST(MegatronFlagsTest, EvaluatesLayerFrequencyPatterns) {
+  const std::vector<PatternCase> cases = {
+      {"[0]*3+[1]*75", runs({{0, 3}, {1, 75}})},
+      {"([1]*3+[0]*1)*12", runs({{1, 3}, {0, 1}}, 12)},
+      {"([0]+[1]*23)", runs({{0, 1}, {1, 23}})},
+      {"[1,0,1]", std::vector<std::int64_t>{1, 0, 1}},
+      {"[1,0,]", std::vector<std::int64_t>{1, 0}},
+      {"[]", std::vector<std::int64_t>{}},
+      {"[1]*0", std::vector<std::int64_t>{}},
+      {"3*[1]", std::vector<std::int64_t>{1, 1, 1}},
+      {"(1+2)*[0]+[1]", std::vector<std::int64_t>{0, 0, 0, 1}},
+      {"[2*3,1+1]", std::vector<std::int64_t>{6, 2}},
+      {"[1]*2*2", std::vector<std::int64_t>{1, 1, 1, 1}},
+      {"((([1])))", std::vector<std::int64_t>{1}},
+      {"[00]", std::vector<std::int64_t>{0}},
+      {"4", std::int64_t{4}},
+      {"+4", std::int64_t{4}},
+      {"0", std::int64_t{0}},
+  };
+  for (const PatternCase& c : cases) {
+    for (const char* flag : {"--moe-layer-freq", "--linear-attention-freq"}) {
+      SCOPED_TRACE(std::string(flag) + " " + c.text);
+      const Result<ParsedMegatronFlags> parsed = parse_megatron_flags({flag, c.text});
+      ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+      const MegatronArgs& args = parsed.value().args;
+      EXPECT_EQ(std::string(flag) == "--moe-layer-freq" ? args.moe_layer_freq : args.linear_attention_freq, c.want);
+    }
+  }
+}
+
+TEST(MegatronFlagsTest, RejectsBadLayerFrequencyPatterns) {
+  const std::string allowed = " is not allowed (Megatron-LM accepts only digits and , [ ] ( ) + *)";
+  expect_errors({
+      {{"--moe-layer-freq", "[1, 0]"}, "--moe-layer-freq = \"[1, 0]\": ' ' at position 4" + allowed},
+      {{"--moe-layer-freq", "'[1]*4'"}, "--moe-layer-freq = \"'[1]*4'\": ''' at position 1" + allowed},
+      {{"--moe-layer-freq", "[1]-[0]"}, "--moe-layer-freq = \"[1]-[0]\": '-' at position 4" + allowed},
+      {{"--moe-layer-freq", "[1,0"}, "--moe-layer-freq = \"[1,0\": ends where ',' or ']' is expected"},
+      {{"--moe-layer-freq", "[1]*"}, "--moe-layer-freq = \"[1]*\": ends where an integer, '[' or '(' is expected"},
+      {{"--moe-layer-freq", "([1]"},
+       "--moe-layer-freq = \"([1]\": ends where ')' closing the '(' at position 1 is expected"},
+      {{"--moe-layer-freq", "[1]*(2"},
+       "--moe-layer-freq = \"[1]*(2\": ends where ')' closing the '(' at position 5 is expected"},
+      {{"--moe-layer-freq", "[,1]"},
+       "--moe-layer-freq = \"[,1]\": expected an integer, '[' or '(' at position 2, found ','"},
+      {{"--moe-layer-freq", "[1 0]"}, "--moe-layer-freq = \"[1 0]\": ' ' at position 3" + allowed},
+      {{"--moe-layer-freq", "[1][0]"}, "--moe-layer-freq = \"[1][0]\": unexpected '[' at position 4"},
+      {{"--moe-layer-freq", "[1]]"}, "--moe-layer-freq = \"[1]]\": unexpected ']' at position 4"},
+      {{"--moe-layer-freq", "[1]*[2]"},
+       "--moe-layer-freq = \"[1]*[2]\": cannot multiply a list by a list at position 4"},
+      {{"--moe-layer-freq", "[1]+2"}, "--moe-layer-freq = \"[1]+2\": cannot add a list and an integer at position 4"},
+      {{"--moe-layer-freq", "[01]"},
+       "--moe-layer-freq = \"[01]\": '01' at position 2 has a leading zero, which Python rejects"},
+      {{"--moe-layer-freq", "[[1]]"},
+       "--moe-layer-freq = \"[[1]]\": the list entry at position 2 is a list; entries must be integers"},
+      {{"--moe-layer-freq", "[99999999999999999999]"},
+       "--moe-layer-freq = \"[99999999999999999999]\": '99999999999999999999' at position 2 does not fit in a signed "
+       "64-bit integer"},
+      {{"--moe-layer-freq", "[1]*2000000"},
+       "--moe-layer-freq = \"[1]*2000000\": the list would have more than 1048576 entries"},
+      {{"--moe-layer-freq", "abc"},
+       "--moe-layer-freq = \"abc\": must be an integer or a list expression such as ([0]*3+[1]*75)"},
+      {{"--moe-layer-freq", "(3)"},
+       "--moe-layer-freq = \"(3)\": must be an integer or a list expression such as ([0]*3+[1]*75)"},
+      {{"--linear-attention-freq", "[1,1,1,0"},
+       "--linear-attention-freq = \"[1,1,1,0\": ends where ',' or ']' is expected"},
+      {{"--moe-layer-freq"}, "--moe-layer-freq: expects a value"},
+      // Nesting is limited (the evaluator recurses); a long value is shown by its start.
+      {{"--moe-layer-freq", std::string(101, '[') + std::string(101, ']')},
+       "--moe-layer-freq = \"" + std::string(100, '[') + "... (202 characters)\": '[' at position 101 opens more "
+       "than 100 nested levels"},
+      {{"--moe-layer-freq", std::string(7000, '(') + "[1]" + std::string(7000, ')')},
+       "--moe-layer-freq = \"" + std::string(100, '(') + "... (14003 characters)\": '(' at position 101 opens "
+       "more than 100 nested levels"},
+  });
+}
+
+TEST(MegatronFlagsTest, ReportsTypos) {
+  expect_errors({
+      {{"--num-layer", "4"}, "unknown flag --num-layer: did you mean --num-layers?"},
+      {{"--num_layers", "4"}, "unknown flag --num_layers: did you mean --num-layers?"},
+      {{"--hiden-size", "4096"}, "unknown flag --hiden-size: did you mean --hidden-size?"},
+      {{"--moe-router-tokp", "8"}, "unknown flag --moe-router-tokp: did you mean --moe-router-topk?"},
+      {{"--num-atention-head", "32"}, "unknown flag --num-atention-head: did you mean --num-attention-heads?"},
+      {{"--swigl"}, "unknown flag --swigl: did you mean --swiglu?"},
+      {{"--vocab-sizes", "100"}, "unknown flag --vocab-sizes: did you mean --vocab-size?"},
+      {{"--tensor-model-paralel-size", "8"},
+       "unknown flag --tensor-model-paralel-size: did you mean --tensor-model-parallel-size?"},
+      {{"--sequence-paralel"}, "unknown flag --sequence-paralel: did you mean --sequence-parallel?"},
+      {{"--lrr", "3e-4"}, "unknown flag --lrr: did you mean --lr?"},
+      {{"--bf61"}, "unknown flag --bf61: did you mean --bf16?"},
+      {{"--hybrid-overide-pattern", "M"},
+       "unknown flag --hybrid-overide-pattern: did you mean --hybrid-override-pattern?"},
+  });
+}
+
+TEST(MegatronFlagsTest, RecordsIgnoredFlagsInOrderWithTheirValues) {
+  const Argv argv = words(
+      "--lr 3e-4 --num-layers 2 --bf16 --data-path 0.5 a 0.5 b --my-flag -1 --min-lr=1e-5 --swiglu "
+      "--use-distributed-optimizer --weight-decay 0.1 --custom-thing --x=1 2");
+  const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  EXPECT_EQ(
+      parsed.value().ignored,
+      (std::vector<std::string>{"--lr 3e-4", "--bf16", "--data-path 0.5 a 0.5 b", "--my-flag -1", "--min-lr 1e-5",
+                                "--use-distributed-optimizer", "--weight-decay 0.1", "--custom-thing", "--x 1 2"}));
+  EXPECT_EQ(parsed.value().args.num_layers, 2);
+  EXPECT_EQ(parsed.value().args.swiglu, true);
+}
+
+TEST(MegatronFlagsTest, AcceptsFlagEqualsValue) {
+  expect_members({
+      {{"--num-layers=32"}, "num_layers", "32"},
+      {{"--num-layers=-3"}, "num_layers", "-3"},
+      {{"--moe-layer-freq=([0]*1+[1]*3)"}, "moe_layer_freq", "[0,1,1,1]"},
+      {{"--hybrid-layer-pattern=M*M*/MM"}, "hybrid_layer_pattern", "\"M*M*/MM\""},
+      {{"--experimental-attention-variant=gated_delta_net"}, "experimental_attention_variant", "\"gated_delta_net\""},
+      {{"--spec=local"}, "spec", "[local]"},
+      {{"--vocab-size=50257"}, "padded_vocab_size", "50304"},
+  });
+}
+
+TEST(MegatronFlagsTest, LastRepeatedFlagWins) {
+  expect_members({
+      {{"--num-layers", "2", "--num-layers", "4"}, "num_layers", "4"},
+      {{"--hybrid-override-pattern", "M", "--hybrid-layer-pattern", "M*"}, "hybrid_layer_pattern", "\"M*\""},
+      {{"--spec", "a", "b", "--spec", "c"}, "spec", "[c]"},
+      {{"--moe-layer-freq", "[1]", "--moe-layer-freq", "2"}, "moe_layer_freq", "2"},
+      {{"--vocab-size", "100", "--vocab-size", "200"}, "padded_vocab_size", "256"},
+  });
+}
+
+TEST(MegatronFlagsTest, ReportsBadInput) {
+  expect_errors({
+      {{"--num-layers", "abc"}, "--num-layers = \"abc\": must be an integer"},
+      {{"--num-layers=1.5"}, "--num-layers = \"1.5\": must be an integer"},
+      {{"--num-layers", ""}, "--num-layers = \"\": must be an integer"},
+      {{"--num-layers", "4k"}, "--num-layers = \"4k\": must be an integer"},
+      {{"--num-layers", "+-4"}, "--num-layers = \"+-4\": must be an integer"},
+      {{"--hidden-size", "99999999999999999999"},
+       "--hidden-size = \"99999999999999999999\": must fit in a signed 64-bit integer"},
+      {{"--num-layers"}, "--num-layers: expects a value"},
+      {{"--num-layers", "--swiglu"}, "--num-layers: expects a value"},
+      {{"--swiglu", "true"}, "--swiglu = \"true\": is a switch and takes no value"},
+      {{"--swiglu=1"}, "--swiglu = \"1\": is a switch and takes no value"},
+      {{"--group-query-attention", "8"}, "--group-query-attention = \"8\": is a switch and takes no value"},
+      {{"--multi-latent-attention="}, "--multi-latent-attention = \"\": is a switch and takes no value"},
+      {{"foo"}, "unexpected argument \"foo\" (flags start with --)"},
+      {{"-h"}, "unexpected argument \"-h\" (flags start with --)"},
+      {{"--"}, "unexpected argument \"--\" (flags start with --)"},
+      {{"--=3"}, "unexpected argument \"--=3\" (flags start with --)"},
+      {{"--num-layers", "4", "5"}, "unexpected argument \"5\" (flags start with --)"},
+      {{"--hidden-size", "4000", "--num-attention-heads", "48"},
+       "--hidden-size = 4000: must be divisible by --num-attention-heads = 48 when --kv-channels is not given "
+       "(kv_channels = hidden_size / heads)"},
+      {{"--num-layers", "2", "--encoder-num-layers", "2"},
+       "--encoder-num-layers = 2: cannot be given together with --num-layers"},
+      {{"--seq-length", "2048", "--encoder-seq-length", "4096"},
+       "--encoder-seq-length = 4096: cannot be given together with --seq-length"},
+      {{"--moe-latent-size", "64"},
+       "--moe-latent-size = 64: needs --num-experts (MoE latent projections apply only to MoE layers)"},
+      {{"--num-experts", "8", "--moe-latent-size", "0"}, "--moe-latent-size = 0: must be a positive integer"},
+  });
+}
+
+TEST(MegatronFlagsKnownList, HoldsEveryUpstreamMemberFlag) {
+  MegatronArgs members;
+  for_each_megatron_arg(members, [](std::string_view name, auto&) {
+    const std::string flag = flag_of(name);
+    // Only the gated-delta-product fork has this flag.
+    if (flag == "--gdp-num-householder") return;
+    EXPECT_TRUE(is_megatron_known_flag(flag)) << flag;
+  });
+  EXPECT_GT(megatron_known_flags().size(), 700u);
+  for (const char* flag : {"--lr", "--bf16", "--override-opt_param-scheduler", "--local_rank", "--no-rope-fusion"}) {
+    EXPECT_TRUE(is_megatron_known_flag(flag)) << flag;
+  }
+  EXPECT_FALSE(is_megatron_known_flag("--num-layer"));
+}
+
+// A DeepSeek-V3-like launch script: MLA, 3 dense layers then 58 MoE layers,
+// one MTP depth; the flags build a model.
+TEST(MegatronFlagsEndToEnd, DeepSeekV3LikeScriptBuildsAModel) {
+  const Argv argv = words(
+      "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 --num-attention-heads 128 "
+      "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 "
+      "--v-head-dim 128 --num-experts 256 --moe-layer-freq ([0]*3+[1]*58) --moe-ffn-hidden-size 2048 "
+      "--moe-shared-expert-intermediate-size 2048 --moe-router-topk 8 --mtp-num-layers 1 --swiglu "
+      "--vocab-size 129280 --make-vocab-size-divisible-by 128 --tensor-model-parallel-size 1 --seq-length 4096 "
+      "--max-position-embeddings 163840 --global-batch-size 15360 --micro-batch-size 1 "
+      "--pipeline-model-parallel-size 16 --expert-model-parallel-size 64 --bf16 --lr 2.2e-4 --lr-decay-style cosine "
+      "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear "
+      "--untie-embeddings-and-output-weights --moe-router-score-function sigmoid --moe-router-enable-expert-bias "
+      "--moe-router-topk-scaling-factor 2.5 --moe-token-dispatcher-type alltoall --moe-grouped-gemm "
+      "--moe-aux-loss-coeff 1e-4 --data-path /data/a --split 99,1,0");
+  const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  EXPECT_EQ(parsed.value().global_batch_size, 15360);
+  EXPECT_EQ(parsed.value().ignored.size(), 19u);
+  EXPECT_EQ(parsed.value().ignored.front(), "--max-position-embeddings 163840");
+  const Result<Model> model = model_from_megatron_args(parsed.value().args);
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  EXPECT_EQ(model.value().vocab_size, 129280);
+  EXPECT_EQ(model.value().hidden_size, 7168);
+  ASSERT_EQ(model.value().layers.size(), 61u);
+  ASSERT_EQ(model.value().mtp_depths.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<DenseMlp>(*model.value().layers[2].channel_mixer));
+  ASSERT_TRUE(std::holds_alternative<Moe>(*model.value().layers[3].channel_mixer));
+  const Moe& moe = std::get<Moe>(*model.value().layers[3].channel_mixer);
+  EXPECT_EQ(moe.topk, 8);
+  EXPECT_EQ(moe.expert_ffn_hidden_size, 2048);
+  EXPECT_TRUE(moe.gated);
+  const auto& mla = std::get<MlaAttention>(*model.value().layers[0].mixer);
+  EXPECT_EQ(mla.q_lora_rank, 1536);
+  EXPECT_EQ(mla.kv_lora_rank, 512);
+}
+
+}  // namespace
+}  // namespace trainflops

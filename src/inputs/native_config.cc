@@ -1,0 +1,318 @@
+#include "trainflops/native_config.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/json_text.h"
+#include "trainflops/input_file.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::json;
+
+std::string shown(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Reads the members of one JSON object and reports the ones never read, so a
+// misspelt key is an error rather than a silently missing feature.
+class ObjectReader {
+ public:
+  static Result<ObjectReader> open(const json& value, std::string path) {
+    if (!value.is_object())
+      return Error((path.empty() ? "the config" : path) + " = " + shown(value) + ": must be an object");
+    return ObjectReader(value, std::move(path));
+  }
+
+  std::string path_of(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+
+  // Marks `key` as known; nullptr when it is absent or null.
+  const json* optional_member(std::string_view key) {
+    read_.emplace(key);
+    const auto it = object_->find(key);
+    return it == object_->end() || it->is_null() ? nullptr : &*it;
+  }
+
+  Result<const json*> member(std::string_view key) {
+    read_.emplace(key);
+    const auto it = object_->find(key);
+    if (it == object_->end()) return Error(path_of(key) + " is missing");
+    return &*it;
+  }
+
+  Result<std::int64_t> integer(std::string_view key) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* value, member(key));
+    if (!value->is_number_integer() ||
+        (value->is_number_unsigned() && value->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+      return Error(path_of(key) + " = " + shown(*value) + ": must be an integer");
+    }
+    return value->get<std::int64_t>();
+  }
+
+  Result<std::optional<std::int64_t>> optional_integer(std::string_view key) {
+    if (!optional_member(key)) return std::optional<std::int64_t>();
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t value, integer(key));
+    return std::optional<std::int64_t>(value);
+  }
+
+  // Absent means false.
+  Result<bool> flag(std::string_view key) {
+    if (!optional_member(key)) return false;
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* value, member(key));
+    if (!value->is_boolean()) return Error(path_of(key) + " = " + shown(*value) + ": must be true or false");
+    return value->get<bool>();
+  }
+
+  Result<std::string> text(std::string_view key) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* value, member(key));
+    if (!value->is_string()) return Error(path_of(key) + " = " + shown(*value) + ": must be a string");
+    return value->get<std::string>();
+  }
+
+  Status finish() const {
+    for (const auto& [key, value] : object_->items()) {
+      if (read_.find(key) == read_.end()) {
+        std::string known;
+        for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
+        return Error(path_of(key) + ": unknown key (this object takes " + known + ")");
+      }
+    }
+    return Ok{};
+  }
+
+ private:
+  ObjectReader(const json& object, std::string path) : object_(&object), path_(std::move(path)) {}
+
+  const json* object_;
+  std::string path_;
+  std::set<std::string, std::less<>> read_;
+};
+
+Result<MlaAttention> read_mla(ObjectReader& r) {
+  MlaAttention a;
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.optional_integer("q_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.kv_lora_rank, r.integer("kv_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+  return a;
+}
+
+Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
+  if (type == "gqa") {
+    GqaAttention a;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_query_groups, r.integer("num_query_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.optional_integer("window"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.chunk, r.optional_integer("chunk"));
+    return Mixer{a};
+  }
+  if (type == "mla") {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention a, read_mla(r));
+    return Mixer{a};
+  }
+  if (type == "dsa") {
+    DsaAttention a;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.mla, read_mla(r));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* indexer_json, r.member("indexer"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader indexer, ObjectReader::open(*indexer_json, r.path_of("indexer")));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.num_heads, indexer.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.head_dim, indexer.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.topk, indexer.integer("topk"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string grad_mode, indexer.text("grad_mode"));
+    Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode);
+    if (!mode.ok()) return Error(indexer.path_of("") + mode.error().message());
+    a.indexer.grad_mode = mode.value();
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> pool_size, indexer.optional_integer("pool_size"));
+    a.indexer.pool_size = pool_size.value_or(1);
+    if (indexer.optional_member("pool_tail")) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.pool_tail, indexer.flag("pool_tail"));
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
+    TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
+    a.runs_indexer = !reuses;
+    return Mixer{a};
+  }
+  if (type == "window" || type == "csa" || type == "hca") {
+    CompressedSparseAttention a;
+    a.kind = type == "csa"   ? CompressedSparseAttention::Kind::kCsa
+             : type == "hca" ? CompressedSparseAttention::Kind::kHca
+                             : CompressedSparseAttention::Kind::kWindow;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.integer("q_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_groups, r.integer("o_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_lora_rank, r.integer("o_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.integer("window"));
+    if (a.kind == CompressedSparseAttention::Kind::kCsa) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+      TRAINFLOPS_ASSIGN_OR_RETURN(a.topk, r.integer("topk"));
+    }
+    return Mixer{a};
+  }
+  if (type == "gdn" || type == "gdn2") {
+    GatedDeltaNet g;
+    g.variant = type == "gdn2" ? GatedDeltaNet::Variant::kGdn2 : GatedDeltaNet::Variant::kGdn;
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.key_head_dim, r.integer("key_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.value_head_dim, r.integer("value_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.num_key_heads, r.integer("num_key_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.num_value_heads, r.integer("num_value_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.conv_kernel_dim, r.integer("conv_kernel_dim"));
+    return Mixer{g};
+  }
+  if (type == "mamba2") {
+    Mamba2 m;
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.inner_dim, r.integer("inner_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.num_groups, r.integer("num_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.state_dim, r.integer("state_dim"));
+    return Mixer{m};
+  }
+  if (type == "gdp") {
+    GatedDeltaProduct g;
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.inner_dim, r.integer("inner_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.num_groups, r.integer("num_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.state_dim, r.integer("state_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
+    return Mixer{g};
+  }
+  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp");
+}
+
+Result<ChannelMixer> read_channel_mixer(ObjectReader& r, const std::string& type) {
+  if (type == "mlp") {
+    DenseMlp m;
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.ffn_hidden_size, r.integer("ffn_hidden_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.gated, r.flag("gated"));
+    return ChannelMixer{m};
+  }
+  if (type == "moe") {
+    Moe m;
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.num_experts, r.optional_integer("num_experts"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.topk, r.integer("topk"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.expert_ffn_hidden_size, r.integer("expert_ffn_hidden_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.shared_expert_ffn_hidden_size, r.optional_integer("shared_expert_ffn_hidden_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.latent_size, r.optional_integer("latent_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.gated, r.flag("gated"));
+    return ChannelMixer{m};
+  }
+  return Error(r.path_of("type") + " = \"" + type + "\": must be one of mlp, moe");
+}
+
+// Reads a dictionary of named definitions ("mixers" or "channel_mixers").
+template <typename T, typename ReadOne>
+Result<std::map<std::string, T>> read_definitions(ObjectReader& top, std::string_view key, ReadOne read_one) {
+  std::map<std::string, T> definitions;
+  const json* object = top.optional_member(key);
+  if (!object) return definitions;
+  if (!object->is_object())
+    return Error(top.path_of(key) + " = " + shown(*object) + ": must be an object of named definitions");
+  for (const auto& [name, value] : object->items()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(value, top.path_of(key) + "." + name));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string type, r.text("type"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(T definition, read_one(r, type));
+    TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+    definitions.emplace(name, std::move(definition));
+  }
+  return definitions;
+}
+
+template <typename T>
+Result<std::optional<T>> look_up(ObjectReader& r, std::string_view key, const std::map<std::string, T>& definitions,
+                                 std::string_view kind) {
+  if (!r.optional_member(key)) return std::optional<T>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string name, r.text(key));
+  const auto it = definitions.find(name);
+  if (it == definitions.end()) {
+    std::string known;
+    for (const auto& [k, v] : definitions) known += (known.empty() ? "" : ", ") + k;
+    return Error(r.path_of(key) + " = \"" + name + "\": not one of the defined " + std::string(kind) + " (" +
+                 (known.empty() ? "none defined" : known) + ")");
+  }
+  return std::optional<T>(it->second);
+}
+
+struct Definitions {
+  std::map<std::string, Mixer> mixers;
+  std::map<std::string, ChannelMixer> channel_mixers;
+};
+
+Result<std::vector<Layer>> read_layers(const json& list, const std::string& path, const Definitions& defs) {
+  if (!list.is_array()) return Error(path + " = " + shown(list) + ": must be a list of layers");
+  std::vector<Layer> layers;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(list[i], path + "[" + std::to_string(i) + "]"));
+    Layer layer;
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, look_up(r, "mixer", defs.mixers, "mixers"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.channel_mixer,
+                                look_up(r, "channel_mixer", defs.channel_mixers, "channel_mixers"));
+    if (!layer.mixer && !layer.channel_mixer) {
+      return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
+    if (repeat && (*repeat < 1 || *repeat > kMaxLayers)) {
+      return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be between 1 and " +
+                   std::to_string(kMaxLayers));
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+    layers.insert(layers.end(), static_cast<std::size_t>(repeat.value_or(1)), layer);
+  }
+  return layers;
+}
+
+}  // namespace
+
+Result<Model> parse_native_config(std::string_view json_text) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const json config, parse_json<json>(json_text, JsonComments::kAllowed));
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader top, ObjectReader::open(config, ""));
+  Model model;
+  if (top.optional_member("name")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(model.name, top.text("name"));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, top.integer("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, top.integer("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.megatron_seq_length, top.optional_integer("megatron_seq_length"));
+  if (top.optional_member("megatron_path")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string path, top.text("megatron_path"));
+    if (path != "standard" && path != "hybrid") {
+      return Error("megatron_path = \"" + path + "\": must be standard or hybrid");
+    }
+    model.megatron_path = path == "hybrid" ? MegatronPath::kHybrid : MegatronPath::kStandard;
+  }
+  Definitions defs;
+  TRAINFLOPS_ASSIGN_OR_RETURN(defs.mixers, read_definitions<Mixer>(top, "mixers", read_mixer));
+  TRAINFLOPS_ASSIGN_OR_RETURN(defs.channel_mixers,
+                              read_definitions<ChannelMixer>(top, "channel_mixers", read_channel_mixer));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const json* layers, top.member("layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, read_layers(*layers, "layers", defs));
+  if (const json* mtp_json = top.optional_member("mtp")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader mtp, ObjectReader::open(*mtp_json, "mtp"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp.integer("depths"));
+    if (depths < 0 || depths > 1000) {
+      return Error("mtp.depths = " + std::to_string(depths) + ": must be between 0 and 1000");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(const json* depth_layers, mtp.member("layers"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<Layer> depth, read_layers(*depth_layers, "mtp.layers", defs));
+    TRAINFLOPS_RETURN_IF_ERROR(mtp.finish());
+    model.mtp_depths.assign(static_cast<std::size_t>(depths), depth);
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(top.finish());
+  TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  return model;
+}
+
+Result<Model> read_native_config(const std::string& path) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
+  Result<Model> model = parse_native_config(text);
+  if (!model.ok()) return model.error().context(path);
+  return model;
+}
+
+}  // namespace trainflops

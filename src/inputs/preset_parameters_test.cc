@@ -1,0 +1,162 @@
+// The model zoo: every preset file parses, expresses its model in Megatron-LM
+// arguments alone, and counts the parameters its authors publish; its model
+// mode FLOPs are 6 per token per active parameter, up to the terms that are
+// not products of a weight.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "inputs/presets_data.h"
+#include "trainflops/count.h"
+#include "trainflops/megatron_args.h"
+#include "trainflops/parameters.h"
+#include "trainflops/presets.h"
+
+namespace trainflops {
+namespace {
+
+TEST(PresetFilesTest, EveryFileParsesWithOnlyArgumentsTrainflopsReads) {
+  std::map<std::string, int> names;
+  for (std::string_view text : preset_files()) {
+    const Result<Preset> preset = parse_preset(text);
+    ASSERT_TRUE(preset.ok()) << preset.error().message();
+    SCOPED_TRACE(preset.value().name);
+    ++names[preset.value().name];
+    EXPECT_TRUE(preset.value().published_parameters.has_value());
+    const auto args = nlohmann::json::parse(text)["args"].dump();
+    EXPECT_EQ(parse_megatron_args_json(args).value().ignored, std::vector<std::string>{});
+  }
+  EXPECT_EQ(names.size(), preset_files().size());  // names are unique
+  EXPECT_EQ(presets().size(), preset_files().size());
+}
+
+TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
+  const std::string head = R"({"name": "x", "title": "X", "description": "d", "source": "s", "args": {}, )";
+  const std::pair<std::string, std::string> cases[] = {
+      {"[1]", "preset: not a JSON object"},
+      {R"({"name": "x"})", "preset: \"title\" is missing: a non-empty string is required"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s"})", "preset x: \"args\" is missing"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s", "args": {"num_layers": "2"}})",
+       "preset x: num_layers = \"2\": must be an integer or null"},
+      {head + R"("published_parameters": {"active": 1}})", "preset x: published_parameters.total is missing"},
+      {head + R"("published_parameters": {"total": 0, "active": 1}})",
+       "preset x: published_parameters.total = 0: must be a positive integer"},
+      {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": ["embedding", "logits"]}})",
+       "preset x: published_parameters.total_counts: parameter part \"logits\": must be one of embedding, "
+       "output_layer, decoder, mtp"},
+      {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": "decoder", "active_counts": []}})",
+       "preset x: published_parameters.active_counts: must name at least one part"},
+      {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": "decoder",)"
+              R"( "active_counts": "decoder"}})",
+       "preset x: published_parameters.source is missing: say where the figures come from"},
+  };
+  for (const auto& [text, message] : cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(parse_preset(text).error().message(), message);
+  }
+}
+
+struct ZooCase {
+  const char* name;
+  // What trainflops counts, every parameter (MTP included) and the main
+  // model's active ones (embedding table excluded, MTP excluded).
+  std::int64_t total, main_active;
+  // Model-mode FLOPs per token without core attention and indexer scoring,
+  // over 6 x active parameters (the output layer once per output head).
+  const char* flops_over_6n;
+};
+
+// The figures as counted (docs/presets.md explains each ratio's departure from 1).
+const ZooCase kZoo[] = {
+    {"deepseek-v3", 682'635'427'840, 36'624'596'992, "0.9972"},
+    {"deepseek-v3.2", 683'500'896'256, 37'476'106'240, "0.9825"},
+    {"glm-5", 753'862'901'760, 40'831'942'656, "0.9855"},
+    {"glm-5.2", 753'328'717'824, 40'297'758'720, "0.9939"},
+    {"gpt-oss-120b", 116'788'838'400, 5'131'100'160, "0.9974"},
+    {"llama-3.1-405b", 405'849'243'648, 403'747'897'344, "1.0000"},
+    {"llama-3.1-70b", 70'552'387'584, 69'501'714'432, "1.0000"},
+    {"llama-3.1-8b", 8'029'995'008, 7'504'658'432, "1.0000"},
+    {"mixtral-8x7b", 46'702'526'464, 12'748'587'008, "0.9999"},
+    {"nemotron-h-56b", 56'321'343'488, 55'247'601'664, "1.0143"},
+    {"qwen3-235b-a22b", 235'092'836'352, 21'567'635'456, "0.9977"},
+    {"qwen3-next-80b-a3b", 81'324'539'904, 3'563'454'464, "1.0061"},
+};
+
+ModelParameters parameters_of(const Preset& preset) {
+  return count_parameters(preset_model(preset).value()).value();
+}
+
+TEST(PresetZooTest, EveryPresetIsInTheTable) {
+  std::vector<std::string> listed, known;
+  for (const ZooCase& c : kZoo) listed.push_back(c.name);
+  for (const Preset& preset : presets()) known.push_back(preset.name);
+  EXPECT_EQ(listed, known);
+}
+
+TEST(PresetZooTest, ParametersAreCountedAsTabled) {
+  for (const ZooCase& c : kZoo) {
+    SCOPED_TRACE(c.name);
+    const ModelParameters p = parameters_of(find_preset(c.name).value());
+    EXPECT_EQ(to_decimal(p.total().total), std::to_string(c.total));
+    EXPECT_EQ(to_decimal(p.main_model().active), std::to_string(c.main_active));
+  }
+}
+
+// Within 1% of the published figure, or within half its rounding unit when it
+// is published with few digits ("3B"), counting the parts it counts.
+TEST(PresetZooTest, ParametersMatchThePublishedFigures) {
+  for (const Preset& preset : presets()) {
+    SCOPED_TRACE(preset.name);
+    ASSERT_TRUE(preset.published_parameters.has_value());
+    const PublishedParameters& published = *preset.published_parameters;
+    const ModelParameters p = parameters_of(preset);
+    bool active_counts_table = false;
+    for (ParameterPart part : published.active_counts) active_counts_table |= part == ParameterPart::kEmbedding;
+    const double total = to_double(p.sum(published.total_counts).total);
+    const double active = to_double(p.sum(published.active_counts, active_counts_table).active);
+    const auto allowed = [](std::int64_t figure, std::int64_t precision) {
+      return std::max(0.01 * static_cast<double>(figure), 0.5 * static_cast<double>(precision));
+    };
+    EXPECT_LE(std::abs(total - static_cast<double>(published.total)),
+              allowed(published.total, published.total_precision))
+        << "total " << total << " published " << published.total;
+    EXPECT_LE(std::abs(active - static_cast<double>(published.active)),
+              allowed(published.active, published.active_precision))
+        << "active " << active << " published " << published.active;
+  }
+}
+
+// Dense-equivalent FLOPs: per token, model mode at 4096 tokens of context,
+// without the attention core (core attention, DSA's selected pairs, indexer
+// scoring), against 6 x active parameters with the output layer counted once
+// per output head (MTP depths compute their own logits). Within 2%: what is
+// not 6 x a weight is the router (a weight, not counted in model mode), the
+// indexer's projections (forward only: 2 x, not 6 x), the Mamba scan and the
+// gated delta rule (FLOPs without weights), and MLA's norm terms.
+TEST(PresetZooTest, DenseEquivalentFlopsAreSixTimesActiveParameters) {
+  for (const ZooCase& c : kZoo) {
+    SCOPED_TRACE(c.name);
+    const Model model = preset_model(find_preset(c.name).value()).value();
+    const Report report = count(model, Workload{Bshd{1, 4096}}, Mode::kModel).value();
+    Int128 products = *report.total.exact;
+    for (const ComponentFlops& part : report.components) {
+      if (part.component == Component::kCoreAttention || part.component == Component::kDsaCoreAttention ||
+          part.component == Component::kIndexerScoring || part.component == Component::kKpoolPooling) {
+        products -= *part.flops.exact;
+      }
+    }
+    const ModelParameters p = count_parameters(model).value();
+    const Int128 n = p.total().active + static_cast<Int128>(model.mtp_depths.size()) * p.output_layer.total;
+    const double ratio = to_double(products) / to_double(6 * n * report.tokens);
+    char printed[16];
+    std::snprintf(printed, sizeof printed, "%.4f", ratio);
+    EXPECT_EQ(std::string(printed), c.flops_over_6n);
+    EXPECT_LE(std::abs(ratio - 1), 0.02);
+  }
+}
+
+}  // namespace
+}  // namespace trainflops

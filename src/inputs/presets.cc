@@ -1,0 +1,118 @@
+#include "trainflops/presets.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "base/json_text.h"
+#include "inputs/megatron_args_json.h"
+#include "inputs/presets_data.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::json;
+
+Result<std::int64_t> positive_count(const json& object, const std::string& key) {
+  const auto it = object.find(key);
+  if (it == object.end()) return Error("published_parameters." + key + " is missing");
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 1) {
+    return Error("published_parameters." + key + " = " + it->dump() + ": must be a positive integer");
+  }
+  return it->get<std::int64_t>();
+}
+
+Result<std::vector<ParameterPart>> parts(const json& object, const std::string& key) {
+  const auto it = object.find(key);
+  if (it == object.end()) return Error("published_parameters." + key + " is missing");
+  std::vector<ParameterPart> out;
+  for (const json& name : it->is_array() ? *it : json::array({*it})) {
+    Result<ParameterPart> part = name.is_string() ? parse_parameter_part(name.get<std::string>())
+                                                  : Error("parameter part " + name.dump() + ": must be a string");
+    if (!part.ok()) return part.error().context("published_parameters." + key);
+    out.push_back(part.value());
+  }
+  if (out.empty()) return Error("published_parameters." + key + ": must name at least one part");
+  return out;
+}
+
+Result<PublishedParameters> published_parameters(const json& object) {
+  if (!object.is_object()) return Error("published_parameters: must be an object");
+  PublishedParameters published;
+  TRAINFLOPS_ASSIGN_OR_RETURN(published.total, positive_count(object, "total"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(published.active, positive_count(object, "active"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(published.total_counts, parts(object, "total_counts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(published.active_counts, parts(object, "active_counts"));
+  if (object.contains("total_precision")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(published.total_precision, positive_count(object, "total_precision"));
+  }
+  if (object.contains("active_precision")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(published.active_precision, positive_count(object, "active_precision"));
+  }
+  published.source = object.value("source", "");
+  if (published.source.empty()) return Error("published_parameters.source is missing: say where the figures come from");
+  return published;
+}
+
+// The files are part of the build and tested (every file must parse); one
+// that does not is left out here.
+std::vector<Preset> load_presets() {
+  std::vector<Preset> loaded;
+  for (std::string_view text : preset_files()) {
+    Result<Preset> preset = parse_preset(text);
+    if (preset.ok()) loaded.push_back(std::move(preset).value());
+  }
+  std::sort(loaded.begin(), loaded.end(), [](const Preset& a, const Preset& b) { return a.name < b.name; });
+  return loaded;
+}
+
+}  // namespace
+
+Result<Preset> parse_preset(std::string_view json_text) {
+  Result<json> parsed = parse_json<json>(json_text, JsonComments::kRejected);
+  if (!parsed.ok()) return parsed.error().context("preset");
+  const json& file = parsed.value();
+  if (!file.is_object()) return Error("preset: not a JSON object");
+  for (const char* key : {"name", "title", "description", "source"}) {
+    if (!file.contains(key) || !file[key].is_string() || file[key].get<std::string>().empty()) {
+      return Error(std::string("preset: \"") + key + "\" is missing: a non-empty string is required");
+    }
+  }
+  const std::string name = file["name"].get<std::string>();
+  if (!file.contains("args")) return Error("preset " + name + ": \"args\" is missing");
+  Result<ParsedMegatronArgs> args = megatron_args_from_json(file["args"]);
+  if (!args.ok()) return args.error().context("preset " + name);
+  Preset preset{name,
+                file["title"].get<std::string>(),
+                file["description"].get<std::string>(),
+                file["source"].get<std::string>(),
+                std::move(args.value().args),
+                std::nullopt};
+  if (file.contains("published_parameters")) {
+    Result<PublishedParameters> published = published_parameters(file["published_parameters"]);
+    if (!published.ok()) return published.error().context("preset " + name);
+    preset.published_parameters = std::move(published).value();
+  }
+  return preset;
+}
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = load_presets();
+  return all;
+}
+
+Result<Preset> find_preset(std::string_view name) {
+  std::string known;
+  for (const Preset& preset : presets()) {
+    if (preset.name == name) return preset;
+    known += (known.empty() ? "" : ", ") + preset.name;
+  }
+  return Error("preset = \"" + std::string(name) + "\": unknown (known: " + known + ")");
+}
+
+Result<Model> preset_model(const Preset& preset) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, model_from_megatron_args(preset.args));
+  model.name = preset.title;
+  return model;
+}
+
+}  // namespace trainflops

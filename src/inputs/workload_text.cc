@@ -1,0 +1,152 @@
+// Workloads from text: cu_seqlens files (text or NumPy .npy), sizes such as
+// 4k, and lists of context lengths.
+#include <cstdint>
+#include <cstring>
+
+#include "trainflops/input_file.h"
+#include "trainflops/sweep.h"
+#include "trainflops/workload.h"
+
+namespace trainflops {
+namespace {
+
+Result<std::vector<std::int64_t>> parse_text_cu_seqlens(const std::string& path, const std::string& text) {
+  std::vector<std::int64_t> values;
+  std::size_t i = 0;
+  auto is_separator = [](char c) {
+    return c == ',' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  };
+  while (i < text.size()) {
+    if (is_separator(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && !is_separator(text[end])) ++end;
+    const std::string token = text.substr(i, end - i);
+    auto value = parse_decimal(token);
+    if (!value || *value < INT64_MIN || *value > INT64_MAX) {
+      return Error(path + ": entry " + std::to_string(values.size()) + " = \"" + token +
+                   "\": must be a 64-bit integer");
+    }
+    values.push_back(static_cast<std::int64_t>(*value));
+    i = end;
+  }
+  return values;
+}
+
+// NumPy's .npy format, version 1-3: magic, header length, a Python-dict header
+// with 'descr', 'fortran_order' and 'shape', then the raw array.
+Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, const std::string& bytes) {
+  const auto fail = [&](const std::string& why) { return Error(path + ": " + why); };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return fail("not a .npy file (bad magic)");
+  const auto major = static_cast<unsigned char>(bytes[6]);
+  std::size_t header_length = 0, header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return fail("truncated .npy header");
+    for (int b = 3; b >= 0; --b) header_length = header_length << 8 | static_cast<unsigned char>(bytes[8 + b]);
+    header_start = 12;
+  } else {
+    return fail(".npy version " + std::to_string(major) + " is not supported (1, 2 or 3)");
+  }
+  if (header_start + header_length > bytes.size()) return fail("truncated .npy header");
+  const std::string header = bytes.substr(header_start, header_length);
+  int width = 0;
+  if (header.find("'<i8'") != std::string::npos || header.find("'|i8'") != std::string::npos) {
+    width = 8;
+  } else if (header.find("'<i4'") != std::string::npos || header.find("'|i4'") != std::string::npos) {
+    width = 4;
+  } else {
+    return fail("dtype must be little-endian int32 or int64 (header " +
+                header.substr(0, header.find_last_not_of(" \n") + 1) + ")");
+  }
+  const auto shape_at = header.find("'shape': (");
+  if (shape_at == std::string::npos) return fail("no shape in the .npy header");
+  const auto shape_end = header.find(')', shape_at);
+  const std::string shape = header.substr(shape_at + 10, shape_end - shape_at - 10);
+  const auto comma = shape.find(',');
+  if (comma == std::string::npos || shape.find_first_not_of(" ", comma + 1) != std::string::npos) {
+    return fail("cu_seqlens must be one-dimensional (shape (" + shape + "))");
+  }
+  auto count = parse_decimal(shape.substr(0, comma));
+  if (!count || *count < 0) return fail("bad shape (" + shape + ")");
+  const std::size_t data_start = header_start + header_length;
+  const std::size_t data_bytes = bytes.size() - data_start;
+  // Compared by division: the shape may be any size, and its product with the width could overflow.
+  if (*count > static_cast<Int128>(data_bytes / width)) {
+    return fail("holds " + std::to_string(data_bytes) + " data bytes, the shape (" + to_decimal(*count) +
+                ",) needs " + std::to_string(width) + " bytes per entry");
+  }
+  std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const char* at = bytes.data() + data_start + i * width;
+    if (width == 8) {
+      std::memcpy(&values[i], at, 8);
+    } else {
+      std::int32_t narrow;
+      std::memcpy(&narrow, at, 4);
+      values[i] = narrow;
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+Result<std::int64_t> parse_size(std::string_view text, std::string_view field, std::int64_t minimum,
+                                SizeSuffixes suffixes) {
+  const bool with_suffixes = suffixes == SizeSuffixes::kAccepted;
+  const auto invalid = [&] {
+    return Error(std::string(field) + " = \"" + std::string(text) + "\": must be an integer >= " +
+                 std::to_string(minimum) + (with_suffixes ? ", optionally with k or m" : ""));
+  };
+  Int128 scale = 1;
+  std::string_view digits = text;
+  if (with_suffixes && !digits.empty()) {
+    const char last = digits.back();
+    if (last == 'k' || last == 'K') scale = 1024;
+    if (last == 'm' || last == 'M') scale = 1024 * 1024;
+    if (scale != 1) digits.remove_suffix(1);
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return invalid();
+  const std::optional<Int128> number = parse_decimal(digits);
+  const std::optional<Int128> value = number ? checked_mul(*number, scale) : std::nullopt;
+  if (!value || *value > INT64_MAX) {
+    return Error(ErrorCode::kOverflow, std::string(field) + " = \"" + std::string(text) + "\": must be at most " +
+                                           std::to_string(INT64_MAX));
+  }
+  if (*value < minimum) return invalid();
+  return static_cast<std::int64_t>(*value);
+}
+
+Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string contents, read_input_file(path, kMaxCuSeqlensFileBytes));
+  return parse_cu_seqlens_file(path, contents);
+}
+
+Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) return parse_npy_cu_seqlens(path, contents);
+  return parse_text_cu_seqlens(path, contents);
+}
+
+Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text) {
+  std::vector<std::int64_t> lengths;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, end - start);
+    const Result<std::int64_t> length = parse_size(item, "length", 1, SizeSuffixes::kAccepted);
+    if (!length.ok()) {
+      return Error("--seq-lengths: \"" + std::string(item) +
+                   "\" is not a context length (a positive integer, optionally with k or m)");
+    }
+    lengths.push_back(length.value());
+    start = end + 1;
+  }
+  return lengths;
+}
+
+}  // namespace trainflops

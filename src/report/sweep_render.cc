@@ -1,0 +1,142 @@
+// Rendering a sweep: the table, JSON and CSV of `trainflops sweep`.
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "trainflops/sweep.h"
+
+namespace trainflops {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Table columns: components grouped into what a reader compares.
+enum class Group { kCoreAttention, kIndexer, kAttentionProjections, kMlpMoe, kOther };
+constexpr std::array kGroups = {Group::kCoreAttention, Group::kIndexer, Group::kAttentionProjections,
+                                Group::kMlpMoe, Group::kOther};
+
+constexpr const char* group_title(Group group) {
+  switch (group) {
+    case Group::kCoreAttention: return "core attn";
+    case Group::kIndexer: return "indexer";
+    case Group::kAttentionProjections: return "attn proj";
+    case Group::kMlpMoe: return "mlp+moe";
+    case Group::kOther: return "other";
+  }
+  return "";
+}
+
+// No default: a component added without a group leaves the switch, and the
+// static_assert below fails to compile.
+constexpr std::optional<Group> group_of(Component component) {
+  switch (component) {
+    case Component::kCoreAttention:
+    case Component::kDsaCoreAttention: return Group::kCoreAttention;
+    case Component::kIndexerProjections:
+    case Component::kIndexerScoring:
+    case Component::kIndexerTeacher:
+    case Component::kKpoolGate:
+    case Component::kKpoolPooling: return Group::kIndexer;
+    case Component::kAttentionProjections:
+    case Component::kKvCompressor: return Group::kAttentionProjections;
+    case Component::kMlp:
+    case Component::kMoeRouted:
+    case Component::kMoeShared:
+    case Component::kMoeRouter: return Group::kMlpMoe;
+    case Component::kMamba:
+    case Component::kGatedDeltaNet:
+    case Component::kGatedDeltaProduct:
+    case Component::kMtp:
+    case Component::kLogits: return Group::kOther;
+  }
+  return std::nullopt;
+}
+
+static_assert([] {
+  for (Component component : kAllComponents) {
+    if (!group_of(component)) return false;
+  }
+  return true;
+}(), "every component belongs to a sweep group");
+
+double group_sum(const SweepPoint& point, Group group) {
+  double sum = 0;
+  for (const ComponentFlops& part : point.components) sum += group_of(part.component) == group ? part.flops.value : 0;
+  return sum;
+}
+
+std::string fixed(double value, const char* format) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string column(std::string text, std::size_t width) {
+  if (text.size() < width) text.insert(0, width - text.size(), ' ');
+  return text;
+}
+
+std::string render_table(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode) {
+  std::string out = "trainflops sweep: " + std::string(mode_name(mode)) +
+                    " mode, GFLOPs per token of one training iteration (forward + backward)\n";
+  out += "model  " + model_summary + "\n\n";
+  out += column("context", 9) + column("dense attn", 12) + column("this model", 12) + column("dense/this", 12);
+  for (Group group : kGroups) out += column(group_title(group), 11);
+  out += "\n";
+  for (const SweepPoint& point : points) {
+    out += column(std::to_string(point.seq_length), 9) + column(fixed(point.dense_per_token / 1e9, "%.1f"), 12) +
+           column(fixed(point.per_token / 1e9, "%.1f"), 12) +
+           column(fixed(point.dense_per_token / point.per_token, "%.2fx"), 12);
+    for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, "%.1f"), 11);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_json(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode) {
+  ordered_json out = {{"mode", mode_name(mode)}, {"model", model_summary}, {"points", ordered_json::array()}};
+  for (const SweepPoint& point : points) {
+    ordered_json components = ordered_json::object();
+    for (const ComponentFlops& part : point.components) {
+      components[std::string(component_name(part.component))] = part.flops.value;
+    }
+    out["points"].push_back({{"seq_length", point.seq_length},
+                             {"per_token", point.per_token},
+                             {"dense_per_token", point.dense_per_token},
+                             {"dense_over_this", point.dense_per_token / point.per_token},
+                             {"components_per_token", components}});
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string render_csv(const std::vector<SweepPoint>& points) {
+  std::string out = "seq_length,per_token,dense_per_token,dense_over_this";
+  for (Component c : kAllComponents) out += "," + std::string(component_name(c));
+  out += "\n";
+  for (const SweepPoint& point : points) {
+    out += std::to_string(point.seq_length) + "," + fixed(point.per_token, "%.17g") + "," +
+           fixed(point.dense_per_token, "%.17g") + "," + fixed(point.dense_per_token / point.per_token, "%.17g");
+    for (Component c : kAllComponents) {
+      double value = 0;
+      for (const ComponentFlops& part : point.components) value += part.component == c ? part.flops.value : 0;
+      out += "," + fixed(value, "%.17g");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
+                         Format format) {
+  switch (format) {
+    case Format::kTable: return render_table(points, model_summary, mode);
+    case Format::kJson: return render_json(points, model_summary, mode);
+    case Format::kCsv: return render_csv(points);
+  }
+  return "";
+}
+
+}  // namespace trainflops
