@@ -7,6 +7,7 @@
 #include "fuzz_helpers.h"
 #include "trainflops/statistic.h"
 #include "trainflops/workload.h"
+#include "trainflops/workload_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trainflops;

@@ -5,9 +5,9 @@
 // same error.
 #include <cstring>
 
-#include "fuzz_helpers.h"
 #include "accounting/length_moments.h"
 #include "accounting/statistic_sums.h"
+#include "fuzz_helpers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trainflops;

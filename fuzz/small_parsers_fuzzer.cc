@@ -7,6 +7,7 @@
 #include "trainflops/presets.h"
 #include "trainflops/render.h"
 #include "trainflops/sweep.h"
+#include "trainflops/workload_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trainflops;

@@ -92,8 +92,9 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
   struct Case {
     std::string arguments, err;
   };
-  const std::string model = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
-                            "--seq-length 8 --global-batch-size 1 --num-experts 4";
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+      "--seq-length 8 --global-batch-size 1 --num-experts 4";
   const std::vector<Case> cases = {
       {"count --global-batch-size 1 --args " + dir + "deep.json",
        "trainflops: " + dir + "deep.json: args: not valid JSON: nested deeper than 100 levels (line 1, column 101)\n"},
@@ -145,9 +146,8 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
 // Output that cannot be written is a failure, not a silent success.
 TEST(CliTest, LostOutputIsAnError) {
   const std::string err = scratch_dir() + "full_err";
-  const int raw =
-      std::system((std::string(TRAINFLOPS_CLI) + " count --preset glm-5 --global-batch-size 1 > /dev/full 2> " + err)
-                      .c_str());
+  const int raw = std::system(
+      (std::string(TRAINFLOPS_CLI) + " count --preset glm-5 --global-batch-size 1 > /dev/full 2> " + err).c_str());
   ASSERT_TRUE(WIFEXITED(raw));
   EXPECT_EQ(WEXITSTATUS(raw), 3);
   EXPECT_EQ(slurp(err), "trainflops: cannot write the output (No space left on device)\n");
@@ -281,22 +281,24 @@ TEST(CliTest, DsaIndexerGradModeForAnySource) {
     for (const char* mode : {"megatron", "model", "executed"}) {
       const CliRun told = run(std::string("count --mode ") + mode + workload + " --dsa-indexer-grad-mode " +
                               c.grad_mode + " --megatron -- " + model);
-      const CliRun flags = run(std::string("count --mode ") + mode + workload + " --megatron -- " + model +
-                               c.training_flags);
+      const CliRun flags =
+          run(std::string("count --mode ") + mode + workload + " --megatron -- " + model + c.training_flags);
       ASSERT_EQ(told.status, 0) << told.err;
       ASSERT_EQ(flags.status, 0) << flags.err;
       EXPECT_EQ(nlohmann::json::parse(told.out)["total"], nlohmann::json::parse(flags.out)["total"]);
     }
   }
   // A preset carries no training setting: the option trains its indexers, in sweep and mfu too.
-  const CliRun sweep = run("sweep --preset deepseek-v3.2 --seq-lengths 4k --mode executed --format json "
-                           "--dsa-indexer-grad-mode detached");
+  const CliRun sweep =
+      run("sweep --preset deepseek-v3.2 --seq-lengths 4k --mode executed --format json "
+          "--dsa-indexer-grad-mode detached");
   ASSERT_EQ(sweep.status, 0) << sweep.err;
   const CliRun untrained = run("sweep --preset deepseek-v3.2 --seq-lengths 4k --mode executed --format json");
   EXPECT_GT(nlohmann::json::parse(sweep.out)["points"][0]["per_token"].get<double>(),
             nlohmann::json::parse(untrained.out)["points"][0]["per_token"].get<double>());
-  const CliRun mfu = run("mfu --preset deepseek-v3.2 --global-batch-size 1 --step-time 1 --num-gpus 8 --gpu h100-sxm "
-                         "--dsa-indexer-grad-mode sparse");
+  const CliRun mfu =
+      run("mfu --preset deepseek-v3.2 --global-batch-size 1 --step-time 1 --num-gpus 8 --gpu h100-sxm "
+          "--dsa-indexer-grad-mode sparse");
   EXPECT_EQ(mfu.status, 0) << mfu.err;
   const CliRun bad = run("count --preset deepseek-v3.2 --global-batch-size 1 --dsa-indexer-grad-mode dense");
   EXPECT_EQ(bad.status, 2);
@@ -309,9 +311,10 @@ TEST(CliTest, DsaIndexerGradModeForAnySource) {
 
 // --pipeline-stages adds the stages to every format; their FLOPs sum to the total.
 TEST(CliTest, PipelineStages) {
-  const CliRun json = run("count --preset glm-5 --global-batch-size 1 --pipeline-stages 4 "
-                          "--decoder-first-pipeline-num-layers 18 --decoder-last-pipeline-num-layers 18 "
-                          "--mode model --format json");
+  const CliRun json =
+      run("count --preset glm-5 --global-batch-size 1 --pipeline-stages 4 "
+          "--decoder-first-pipeline-num-layers 18 --decoder-last-pipeline-num-layers 18 "
+          "--mode model --format json");
   ASSERT_EQ(json.status, 0) << json.err;
   const auto report = nlohmann::json::parse(json.out);
   const auto& pipeline = report["pipeline"];
@@ -343,10 +346,10 @@ TEST(CliTest, HuggingFaceConfig) {
     "rope_theta": 10000})";
   const CliRun hf = run("count --hf " + dir + "config.json --global-batch-size 2 --seq-length 16 --format json");
   ASSERT_EQ(hf.status, 0) << hf.err;
-  const CliRun megatron = run(
-      "count --format json --megatron -- --num-layers 2 --hidden-size 64 --ffn-hidden-size 256 --swiglu "
-      "--num-attention-heads 4 --group-query-attention --num-query-groups 2 --vocab-size 100 "
-      "--make-vocab-size-divisible-by 1 --global-batch-size 2 --seq-length 16");
+  const CliRun megatron =
+      run("count --format json --megatron -- --num-layers 2 --hidden-size 64 --ffn-hidden-size 256 --swiglu "
+          "--num-attention-heads 4 --group-query-attention --num-query-groups 2 --vocab-size 100 "
+          "--make-vocab-size-divisible-by 1 --global-batch-size 2 --seq-length 16");
   ASSERT_EQ(megatron.status, 0) << megatron.err;
   EXPECT_EQ(nlohmann::json::parse(hf.out)["total"], nlohmann::json::parse(megatron.out)["total"]);
   std::ofstream(dir + "phi.json") << R"({"model_type": "phi3"})";

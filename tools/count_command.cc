@@ -1,11 +1,11 @@
 // trainflops count: the FLOPs of one training iteration with their breakdown.
 #include "command.h"
 #include "model_source.h"
-#include "workload_options.h"
 #include "trainflops/count.h"
 #include "trainflops/parameters.h"
 #include "trainflops/pipeline.h"
 #include "trainflops/render.h"
+#include "workload_options.h"
 
 namespace trainflops::cli {
 namespace {

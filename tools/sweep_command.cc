@@ -6,7 +6,9 @@
 #include "command.h"
 #include "model_source.h"
 #include "plot_runner.h"
+#include "trainflops/render.h"
 #include "trainflops/sweep.h"
+#include "trainflops/workload_text.h"
 
 namespace trainflops::cli {
 namespace {
@@ -44,8 +46,9 @@ Runner add_sweep_command(CLI::App& app) {
   command->add_option("--seq-lengths", options->seq_lengths, "Context lengths, e.g. 4k,32k,128k,256k (the default)");
   command->add_option("--mode", options->mode, "megatron (default) or model");
   command->add_option("--format", options->format, "table (default), json or csv");
-  command->add_option("--plot", options->plot_file,
-                      "Also draw the sweep into FILE (.png or .svg), with python3 -m trainflops.plot")
+  command
+      ->add_option("--plot", options->plot_file,
+                   "Also draw the sweep into FILE (.png or .svg), with python3 -m trainflops.plot")
       ->option_text("FILE");
   return [options](std::vector<std::string> after_dashes) {
     options->model.megatron_flags = std::move(after_dashes);

@@ -43,11 +43,8 @@ int main(int argc, char** argv) {
   CLI::App app{"trainflops: FLOPs of one training iteration, with Megatron-LM parity and exact per-document counts"};
   app.require_subcommand(1);
   const std::vector<Runner> runners = {
-      add_count_command(app),
-      add_batch_command(app),
-      add_sweep_command(app),
-      add_presets_command(app),
-      add_mfu_command(app),
+      add_count_command(app),   add_batch_command(app), add_sweep_command(app),
+      add_presets_command(app), add_mfu_command(app),
   };
   // The words after the first `--` go to the subcommand as they are.
   std::vector<char*> before_dashes;

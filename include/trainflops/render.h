@@ -8,6 +8,7 @@
 
 #include "trainflops/count.h"
 #include "trainflops/pipeline.h"
+#include "trainflops/sweep.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
@@ -27,6 +28,10 @@ std::string render(const Report& report, const PipelineReport& pipeline, Format 
 
 // "1.2346e+18" style: 5 significant digits.
 std::string format_flops(double flops);
+
+// Table (GFLOPs per token, grouped components), JSON or CSV (every component).
+std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
+                         Format format);
 
 }  // namespace trainflops
 

@@ -11,7 +11,6 @@
 
 #include "trainflops/count.h"
 #include "trainflops/model.h"
-#include "trainflops/render.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
@@ -30,14 +29,6 @@ struct SweepPoint {
 Model with_dense_attention(const Model& model);
 
 Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode);
-
-// "4k,32k,128k,256k" -> 4096, 32768, 131072, 262144: positive integers with an
-// optional k (x1024) or m (x1048576) suffix, separated by commas.
-Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text);
-
-// Table (GFLOPs per token, grouped components), JSON or CSV (every component).
-std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
-                         Format format);
 
 }  // namespace trainflops
 

@@ -46,23 +46,6 @@ Int128 total_tokens(const Workload& workload);
 // entries. Errors name the first entry that is negative or decreasing.
 Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std::int64_t>& cu_seqlens);
 
-// Reads cu_seqlens from a file: NumPy .npy (int32 or int64, little-endian, one
-// dimension) when the name ends in .npy, else text with integers separated by
-// whitespace or commas (brackets allowed, as print() writes a list).
-Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path);
-// The same from the file's contents (`path` picks the format and names the
-// file in errors), e.g. for bytes that never were a file.
-Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents);
-
-// A size given as text, as the command line takes batch sizes and lengths: a
-// decimal integer of at least `minimum`, and with `suffixes` also a k (x 1024)
-// or m (x 1024^2) suffix, as in 4k or 128K. Errors name `field`:
-//   --seq-length = "4g": must be an integer >= 1, optionally with k or m
-//   --global-batch-size = "99999999999999999999": must be at most 9223372036854775807
-enum class SizeSuffixes { kRejected, kAccepted };
-Result<std::int64_t> parse_size(std::string_view text, std::string_view field, std::int64_t minimum,
-                                SizeSuffixes suffixes);
-
 // "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
 std::string describe(const Workload& workload);
 

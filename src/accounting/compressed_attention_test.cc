@@ -46,13 +46,23 @@ json dsv4_args(std::mt19937_64& rng) {
   auto pick = [&](std::int64_t low, std::int64_t high) {
     return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
   };
-  json a = {{"num_layers", pick(1, 4)},      {"hidden_size", 64},        {"num_attention_heads", pick(1, 4)},
-            {"ffn_hidden_size", 32},         {"swiglu", true},           {"padded_vocab_size", 100},
-            {"multi_latent_attention", true}, {"q_lora_rank", pick(1, 16)}, {"v_head_dim", pick(1, 16)},
+  json a = {{"num_layers", pick(1, 4)},
+            {"hidden_size", 64},
+            {"num_attention_heads", pick(1, 4)},
+            {"ffn_hidden_size", 32},
+            {"swiglu", true},
+            {"padded_vocab_size", 100},
+            {"multi_latent_attention", true},
+            {"q_lora_rank", pick(1, 16)},
+            {"v_head_dim", pick(1, 16)},
             {"experimental_attention_variant", "dsv4_hybrid"},
-            {"o_groups", pick(1, 4)},        {"o_lora_rank", pick(1, 8)}, {"csa_window_size", pick(1, 20)},
-            {"dsa_indexer_n_heads", pick(1, 4)}, {"dsa_indexer_head_dim", pick(1, 8)},
-            {"dsa_indexer_topk", pick(1, 6)}, {"seq_length", 64}};
+            {"o_groups", pick(1, 4)},
+            {"o_lora_rank", pick(1, 8)},
+            {"csa_window_size", pick(1, 20)},
+            {"dsa_indexer_n_heads", pick(1, 4)},
+            {"dsa_indexer_head_dim", pick(1, 8)},
+            {"dsa_indexer_topk", pick(1, 6)},
+            {"seq_length", 64}};
   const std::int64_t depths = pick(0, 1);
   a["mtp_num_layers"] = depths;
   std::vector<std::int64_t> ratios;
@@ -96,7 +106,8 @@ TEST(CompressedAttentionTest, ModelModeMatchesPerQueryLoops) {
 TEST(CompressedAttentionTest, WindowedAndChunkedAttention) {
   const auto config = [](const std::string& extra) {
     return R"({"hidden_size": 64, "vocab_size": 100,
-      "mixers": {"a": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 16)" + extra + R"(}},
+      "mixers": {"a": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 16)" +
+           extra + R"(}},
       "layers": [{"mixer": "a"}]})";
   };
   const Model full = parse_native_config(config("")).value();

@@ -12,7 +12,10 @@ Model llama_like(std::int64_t layers) {
   Model model;
   model.hidden_size = 512;
   model.vocab_size = 32000;
-  const Layer layer{Mixer{GqaAttention{.num_heads = 8, .num_query_groups = 2, .head_dim = 64, .output_gate = false, .window = {}, .chunk = {}}}, ChannelMixer{DenseMlp{1408, true}}};
+  const Layer layer{
+      Mixer{GqaAttention{
+          .num_heads = 8, .num_query_groups = 2, .head_dim = 64, .output_gate = false, .window = {}, .chunk = {}}},
+      ChannelMixer{DenseMlp{1408, true}}};
   model.layers.assign(static_cast<std::size_t>(layers), layer);
   return model;
 }

@@ -130,10 +130,12 @@ struct BruteForce {
       }
       case '-': return 3 * 2 * ffx * h * get(a, "ffn_hidden_size");
       case 'E': {
-        const Int128 expert = a["moe_ffn_hidden_size"].is_null() ? get(a, "ffn_hidden_size") : get(a, "moe_ffn_hidden_size");
+        const Int128 expert =
+            a["moe_ffn_hidden_size"].is_null() ? get(a, "ffn_hidden_size") : get(a, "moe_ffn_hidden_size");
         const Int128 router = executed ? h * get(a, "num_experts") : 0;
-        return 3 * 2 * (ffx * h * expert * get(a, "moe_router_topk") +
-                        ffx * h * get(a, "moe_shared_expert_intermediate_size") + router);
+        return 3 * 2 *
+               (ffx * h * expert * get(a, "moe_router_topk") + ffx * h * get(a, "moe_shared_expert_intermediate_size") +
+                router);
       }
       case 'M': {
         const Int128 d = 2 * h, state = get(a, "mamba_state_dim"), groups = get(a, "mamba_num_groups");
@@ -191,7 +193,7 @@ struct BruteForce {
     for (std::int64_t length : docs) {
       for (Int128 i = 1; i <= length; ++i) {
         for (const auto& [symbol, number] : all) total += layer_at(symbol, number, i, length);
-        total += 3 * 2 * h * vocab * (1 + depths);      // logits, every head
+        total += 3 * 2 * h * vocab * (1 + depths);                       // logits, every head
         total += 3 * 2 * depths * (2 * h * h + (executed ? 0 : 3 * h));  // MTP projections (and norms)
       }
     }
@@ -209,16 +211,25 @@ class RandomArgs {
   }
 
   json dsa_args() {
-    json a = {{"hidden_size", 8 * pick(2, 16)},  {"num_attention_heads", pick(1, 4)},
-              {"qk_head_dim", pick(1, 16)},      {"qk_pos_emb_head_dim", pick(0, 8)},
-              {"v_head_dim", pick(1, 16)},       {"kv_lora_rank", pick(1, 32)},
-              {"multi_latent_attention", true},  {"swiglu", pick(0, 1) == 1},
-              {"ffn_hidden_size", pick(1, 64)},  {"padded_vocab_size", pick(1, 300)},
-              {"dsa_indexer_n_heads", pick(1, 4)}, {"dsa_indexer_head_dim", pick(1, 16)},
-              {"moe_router_topk", pick(1, 3)},   {"moe_ffn_hidden_size", pick(1, 32)},
+    json a = {{"hidden_size", 8 * pick(2, 16)},
+              {"num_attention_heads", pick(1, 4)},
+              {"qk_head_dim", pick(1, 16)},
+              {"qk_pos_emb_head_dim", pick(0, 8)},
+              {"v_head_dim", pick(1, 16)},
+              {"kv_lora_rank", pick(1, 32)},
+              {"multi_latent_attention", true},
+              {"swiglu", pick(0, 1) == 1},
+              {"ffn_hidden_size", pick(1, 64)},
+              {"padded_vocab_size", pick(1, 300)},
+              {"dsa_indexer_n_heads", pick(1, 4)},
+              {"dsa_indexer_head_dim", pick(1, 16)},
+              {"moe_router_topk", pick(1, 3)},
+              {"moe_ffn_hidden_size", pick(1, 32)},
               {"moe_shared_expert_intermediate_size", pick(0, 1) ? json(pick(1, 32)) : json()},
-              {"mamba_state_dim", pick(1, 8)},   {"mamba_head_dim", 8},
-              {"mamba_num_groups", pick(1, 2)},  {"experimental_attention_variant", "dsa"}};
+              {"mamba_state_dim", pick(1, 8)},
+              {"mamba_head_dim", 8},
+              {"mamba_num_groups", pick(1, 2)},
+              {"experimental_attention_variant", "dsa"}};
     a["q_lora_rank"] = pick(0, 1) ? json(pick(1, 32)) : json();
     const std::int64_t pool = std::vector<std::int64_t>{1, 1, 2, 4, 8}[pick(0, 4)];
     a["dsa_kpool_size"] = pool == 1 && pick(0, 1) ? json() : json(pool);

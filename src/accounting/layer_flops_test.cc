@@ -24,7 +24,8 @@ constexpr auto kProj = Component::kAttentionProjections;
 constexpr auto kCore = Component::kCoreAttention;
 
 GqaAttention gqa(std::optional<std::int64_t> head_dim, std::int64_t groups, bool gate) {
-  return GqaAttention{.num_heads = 4, .num_query_groups = groups, .head_dim = head_dim, .output_gate = gate, .window = {}, .chunk = {}};
+  return GqaAttention{
+      .num_heads = 4, .num_query_groups = groups, .head_dim = head_dim, .output_gate = gate, .window = {}, .chunk = {}};
 }
 
 TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
@@ -59,7 +60,9 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       // h=16, n=2, q LoRA 4, kv LoRA 3, qk 5, rope 2, v 6:
       // query 4(16 + 2*7 + 1) = 124; kv 3(16 + 2*11 + 1) + 16*2 = 149; out 2*6*16 = 192; 465 FMAs.
       // core 2*7 + 2*6 = 26 FMAs per pair.
-      {"mla", mla_attention_terms(mla, 16, Convention::kModel), {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
+      {"mla",
+       mla_attention_terms(mla, 16, Convention::kModel),
+       {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
       // Without q LoRA the query is 16*2*7 = 224: 565 FMAs.
       {"mla without q lora",
        mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16, Convention::kModel),
@@ -90,15 +93,19 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kModel),
        {{Component::kMoeRouted, kTokens, 576, 1}, {Component::kMoeShared, kTokens, 240, 1}}},
       // latent 4: experts 3*6*2*4 = 144, in and out 2*8*4 = 64: 208 FMAs.
-      {"moe latent", moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention::kModel), {{Component::kMoeRouted, kTokens, 416, 1}}},
+      {"moe latent",
+       moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention::kModel),
+       {{Component::kMoeRouted, kTokens, 416, 1}}},
       // 3h + 2h^2 = 24 + 128 = 152 FMAs.
       {"mtp projection", mtp_projection_terms(8, Convention::kModel), {{Component::kMtp, kTokens, 304, 1}}},
       {"logits", logits_terms(8, 100), {{Component::kLogits, kTokens, 1600, 1}}},
       // Executed: the LoRA norms (4 + 3 per token) are not products: 465 - 7 = 458 FMAs.
-      {"mla executed", mla_attention_terms(mla, 16, Convention::kExecuted),
+      {"mla executed",
+       mla_attention_terms(mla, 16, Convention::kExecuted),
        {{kProj, kTokens, 916, 1}, {kCore, kCausalPairs, 52, 1}}},
       // Executed: the router GEMM, h x 64 experts = 512 FMAs.
-      {"moe executed", moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kExecuted),
+      {"moe executed",
+       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kExecuted),
        {{Component::kMoeRouted, kTokens, 576, 1},
         {Component::kMoeShared, kTokens, 240, 1},
         {Component::kMoeRouter, kTokens, 1024, 1}}},

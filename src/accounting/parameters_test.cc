@@ -18,8 +18,12 @@ Model one_layer(Layer layer) {
 }
 
 MlaAttention mla(std::optional<std::int64_t> q_lora_rank) {
-  return MlaAttention{.num_heads = 2, .q_lora_rank = q_lora_rank, .kv_lora_rank = 8, .qk_head_dim = 4,
-                      .qk_pos_emb_head_dim = 2, .v_head_dim = 3};
+  return MlaAttention{.num_heads = 2,
+                      .q_lora_rank = q_lora_rank,
+                      .kv_lora_rank = 8,
+                      .qk_head_dim = 4,
+                      .qk_pos_emb_head_dim = 2,
+                      .v_head_dim = 3};
 }
 
 DsaAttention dsa(bool runs_indexer, std::int64_t pool_size) {
@@ -28,14 +32,25 @@ DsaAttention dsa(bool runs_indexer, std::int64_t pool_size) {
 }
 
 CompressedSparseAttention v4(CompressedSparseAttention::Kind kind) {
-  return CompressedSparseAttention{.kind = kind, .num_heads = 2, .head_dim = 8, .q_lora_rank = 16, .o_groups = 2,
-                                   .o_lora_rank = 4, .window = 4, .indexer_num_heads = 2, .indexer_head_dim = 4,
+  return CompressedSparseAttention{.kind = kind,
+                                   .num_heads = 2,
+                                   .head_dim = 8,
+                                   .q_lora_rank = 16,
+                                   .o_groups = 2,
+                                   .o_lora_rank = 4,
+                                   .window = 4,
+                                   .indexer_num_heads = 2,
+                                   .indexer_head_dim = 4,
                                    .topk = 8};
 }
 
 Moe moe(std::optional<std::int64_t> latent_size) {
-  return Moe{.num_experts = 8, .topk = 2, .expert_ffn_hidden_size = 32, .shared_expert_ffn_hidden_size = 48,
-             .latent_size = latent_size, .gated = true};
+  return Moe{.num_experts = 8,
+             .topk = 2,
+             .expert_ffn_hidden_size = 32,
+             .shared_expert_ffn_hidden_size = 48,
+             .latent_size = latent_size,
+             .gated = true};
 }
 
 // Each layer type's weights, worked by hand at h = 64.
@@ -50,10 +65,14 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
       // 64 (64 + 2 x 32) + 64 x 64
       {"gqa", {GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16}, {}}, 12288, 12288},
       // + the output gate, 64 x 64
-      {"gqa gated", {GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16, .output_gate = true}, {}},
-       16384, 16384},
+      {"gqa gated",
+       {GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16, .output_gate = true}, {}},
+       16384,
+       16384},
       // no head_dim: query width 64, key/value width 64 x 2 / 6 = 21 (rounded down)
-      {"gqa hybrid", {GqaAttention{.num_heads = 6, .num_query_groups = 2}, {}}, 64 * (64 + 42) + 64 * 64,
+      {"gqa hybrid",
+       {GqaAttention{.num_heads = 6, .num_query_groups = 2}, {}},
+       64 * (64 + 42) + 64 * 64,
        64 * (64 + 42) + 64 * 64},
       // q: 64 x 16 + 16 x 2 x 6; kv: 64 x 10 + 8 x 2 x 7; out: 2 x 3 x 64
       {"mla q lora", {mla(16), {}}, 1216 + 752 + 384, 1216 + 752 + 384},
@@ -71,24 +90,32 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
       {"v4 hca", {v4(Kind::kHca), {}}, 2368 + 1024, 2368 + 1024},
       // in 64 x (2 x 8 + 2 x 32 + 2 x 4), conv 3 x (2 x 8 + 32), out 32 x 64
       {"gdn",
-       {GatedDeltaNet{.key_head_dim = 4, .value_head_dim = 8, .num_key_heads = 2, .num_value_heads = 4,
-                      .conv_kernel_dim = 3},
+       {GatedDeltaNet{
+            .key_head_dim = 4, .value_head_dim = 8, .num_key_heads = 2, .num_value_heads = 4, .conv_kernel_dim = 3},
         {}},
-       5632 + 144 + 2048, 5632 + 144 + 2048},
+       5632 + 144 + 2048,
+       5632 + 144 + 2048},
       // in 64 x (4 x 8 + 3 x 32)
       {"gdn2",
-       {GatedDeltaNet{.variant = GatedDeltaNet::Variant::kGdn2, .key_head_dim = 4, .value_head_dim = 8,
-                      .num_key_heads = 2, .num_value_heads = 4, .conv_kernel_dim = 3},
+       {GatedDeltaNet{.variant = GatedDeltaNet::Variant::kGdn2,
+                      .key_head_dim = 4,
+                      .value_head_dim = 8,
+                      .num_key_heads = 2,
+                      .num_value_heads = 4,
+                      .conv_kernel_dim = 3},
         {}},
-       8192 + 144 + 2048, 8192 + 144 + 2048},
+       8192 + 144 + 2048,
+       8192 + 144 + 2048},
       // in 64 x (256 + 32 + 4), conv 4 x (128 + 32), out 128 x 64
-      {"mamba2", {Mamba2{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8}, {}}, 18688 + 640 + 8192,
+      {"mamba2",
+       {Mamba2{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8}, {}},
+       18688 + 640 + 8192,
        18688 + 640 + 8192},
       // in 64 x 3 x (128 + 16 + 4), conv 4 x (128 x 2 + 16 x 3), out 128 x 64
       {"gdp",
-       {GatedDeltaProduct{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8, .num_householder = 2},
-        {}},
-       28416 + 1216 + 8192, 28416 + 1216 + 8192},
+       {GatedDeltaProduct{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8, .num_householder = 2}, {}},
+       28416 + 1216 + 8192,
+       28416 + 1216 + 8192},
       {"swiglu mlp", {{}, DenseMlp{.ffn_hidden_size = 96, .gated = true}}, 3 * 64 * 96, 3 * 64 * 96},
       {"mlp", {{}, DenseMlp{.ffn_hidden_size = 96}}, 2 * 64 * 96, 2 * 64 * 96},
       // experts 8 (2 active) x 3 x 64 x 32, shared 3 x 64 x 48, router 64 x 8
@@ -134,9 +161,9 @@ TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {
     layer_sum.total += layer.count.total;
     layer_sum.active += layer.count.active;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"embedding embedding", "decoder.1 gqa+mlp", "decoder.2 gqa+moe",
-                                             "mtp1.projection projection", "mtp1.1 gqa+moe",
-                                             "output_layer output_layer"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"embedding embedding", "decoder.1 gqa+mlp", "decoder.2 gqa+moe",
+                                      "mtp1.projection projection", "mtp1.1 gqa+moe", "output_layer output_layer"}));
   for (const ComponentParameters& part : p.components) {
     component_sum.total += part.count.total;
     component_sum.active += part.count.active;
@@ -201,8 +228,8 @@ TEST(ParametersTest, TheTotalNeedsTheNumberOfExperts) {
 }
 
 TEST(ParametersTest, PartNamesParseBack) {
-  for (auto part : {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder,
-                    ParameterPart::kMtp}) {
+  for (auto part :
+       {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder, ParameterPart::kMtp}) {
     EXPECT_EQ(parse_parameter_part(parameter_part_name(part)).value(), part);
   }
   EXPECT_EQ(parse_parameter_part("logits").error().message(),

@@ -58,26 +58,33 @@ TEST(PipelineTest, LayoutErrors) {
   };
   const std::vector<Case> cases = {
       {kEightLayers, {0, std::nullopt, std::nullopt}, "pipeline_stages = 0: must be a positive integer"},
-      {kEightLayers, {3, std::nullopt, std::nullopt},
+      {kEightLayers,
+       {3, std::nullopt, std::nullopt},
        "pipeline_stages = 3: must divide the 8 decoder layers for an even split (or set "
        "decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers)"},
       {kEightLayers, {std::nullopt, 2, std::nullopt}, "decoder_first_pipeline_num_layers = 2: needs pipeline_stages"},
-      {kEightLayers, {1, 2, std::nullopt},
+      {kEightLayers,
+       {1, 2, std::nullopt},
        "pipeline_stages = 1: an uneven first or last stage (decoder_first_pipeline_num_layers = 2) needs at least 2 "
        "stages"},
       {kEightLayers, {3, -1, std::nullopt}, "decoder_first_pipeline_num_layers = -1: must be a non-negative integer"},
-      {kEightLayers, {3, 5, 4},
+      {kEightLayers,
+       {3, 5, 4},
        "decoder_first_pipeline_num_layers = 5 and decoder_last_pipeline_num_layers = 4: more than the 8 decoder "
        "layers"},
-      {kEightLayers, {4, 1, std::nullopt},
+      {kEightLayers,
+       {4, 1, std::nullopt},
        "pipeline_stages = 4: the 7 decoder layers that decoder_first_pipeline_num_layers = 1 leave must divide "
        "evenly over the 3 other stages"},
-      {kEightLayers, {2, 1, 1},
+      {kEightLayers,
+       {2, 1, 1},
        "pipeline_stages = 2: the 6 decoder layers that decoder_first_pipeline_num_layers = 1 and "
        "decoder_last_pipeline_num_layers = 1 leave must divide evenly over the 0 other stages"},
-      {kHybridStages, {2, std::nullopt, std::nullopt},
+      {kHybridStages,
+       {2, std::nullopt, std::nullopt},
        "pipeline_stages = 2: hybrid_layer_pattern splits the decoder into 3 stages with '|'"},
-      {kHybridStages, {3, 1, std::nullopt},
+      {kHybridStages,
+       {3, 1, std::nullopt},
        "decoder_first_pipeline_num_layers = 1: hybrid_layer_pattern places the layers with '|'; give one or the "
        "other"},
   };

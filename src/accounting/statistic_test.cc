@@ -58,13 +58,15 @@ TEST(StatisticTest, MegatronInterpolatesKpoolCountsAtFractionalMeans) {
     const auto n0 = static_cast<std::int64_t>(mean);
     const double w = mean - static_cast<double>(n0);
     for (const Statistic& statistic : every_kind()) {
-      const bool interpolated =
-          statistic.kind == StatisticKind::kPooledAttendedPairs || statistic.kind == StatisticKind::kCompletePoolPairs ||
-          statistic.kind == StatisticKind::kPooledKeys || statistic.kind == StatisticKind::kChunkedPairs;
+      const bool interpolated = statistic.kind == StatisticKind::kPooledAttendedPairs ||
+                                statistic.kind == StatisticKind::kCompletePoolPairs ||
+                                statistic.kind == StatisticKind::kPooledKeys ||
+                                statistic.kind == StatisticKind::kChunkedPairs;
       if (!interpolated) continue;
       SCOPED_TRACE(statistic_name(statistic) + " m=" + std::to_string(mean));
-      const double expected = tokens / mean *
-                              ((1 - w) * to_double(brute_force(statistic, n0)) + w * to_double(brute_force(statistic, n0 + 1)));
+      const double expected =
+          tokens / mean *
+          ((1 - w) * to_double(brute_force(statistic, n0)) + w * to_double(brute_force(statistic, n0 + 1)));
       EXPECT_NEAR(*megatron_estimate(statistic, {tokens, squares, std::nullopt}), expected,
                   1e-12 * std::max(expected, 1.0));
     }

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "trainflops/presets.h"
+#include "trainflops/render.h"
+#include "trainflops/workload_text.h"
 
 namespace trainflops {
 namespace {

@@ -16,6 +16,7 @@
 #include "trainflops/statistic.h"
 #include "trainflops/sweep.h"
 #include "trainflops/workload.h"
+#include "trainflops/workload_text.h"
 
 namespace trainflops {
 namespace {
@@ -26,8 +27,8 @@ namespace {
 // conversion out of range). Such means now count at INT64_MAX tokens.
 TEST(FuzzRegressionsTest, KpoolEstimatesAtMeansPast2To63) {
   const double t = 0x1p63 + 5, s2 = 0x1p126 + 25;  // documents of INT64_MAX and 5 tokens, about
-  for (const Statistic& statistic : {complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true),
-                                     chunked_pairs(64)}) {
+  for (const Statistic& statistic :
+       {complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true), chunked_pairs(64)}) {
     SCOPED_TRACE(statistic_name(statistic));
     const std::optional<double> estimate = megatron_estimate(statistic, MegatronAggregates{t, s2, std::nullopt});
     ASSERT_TRUE(estimate.has_value());
@@ -40,7 +41,8 @@ TEST(FuzzRegressionsTest, KpoolEstimatesAtMeansPast2To63) {
   const MlaAttention mla{2, 16, 16, 16, 8, 16};
   model.layers = {
       Layer{Mixer{DsaAttention{mla, DsaIndexer{2, 8, 2048, DsaIndexer::GradMode::kOff, 4, true}, true}}, std::nullopt}};
-  const Result<Flops> flops = FlopsCounter::create(model, Mode::kMegatron).value().total(PackedDocuments{{INT64_MAX, 5}});
+  const Result<Flops> flops =
+      FlopsCounter::create(model, Mode::kMegatron).value().total(PackedDocuments{{INT64_MAX, 5}});
   ASSERT_TRUE(flops.ok()) << flops.error().message();
   EXPECT_TRUE(std::isfinite(flops.value().value));
 }
@@ -60,8 +62,8 @@ TEST(FuzzRegressionsTest, NpyWithANegativeShape) {
   std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (-5,), }";
   header.resize(118, ' ');
   header += '\n';
-  const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header +
-                            std::string(40, '\0');
+  const std::string bytes =
+      std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + std::string(40, '\0');
   const Result<std::vector<std::int64_t>> parsed = parse_cu_seqlens_file("cu.npy", bytes);
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().message(), "cu.npy: bad shape (-5,)");

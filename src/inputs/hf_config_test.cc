@@ -128,7 +128,8 @@ const std::string kDeepSeekV3 =
 
 // deepseek-ai/DeepSeek-V3.2-Exp
 const std::string kDeepSeekV32 = R"({"architectures": ["DeepseekV32ForCausalLM"], "model_type": "deepseek_v32",
-  "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048,)" + kDeepSeekV3Sizes + "}";
+  "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048,)" +
+                                 kDeepSeekV3Sizes + "}";
 
 // A glm_moe_dsa config with GLM-5's sizes (zai-org/GLM-5, as Transformers'
 // GlmMoeDsaConfig documents them) and GLM-5.2's index sharing: the indexer
@@ -140,7 +141,8 @@ const std::string kGlm5 = R"({
   "index_share_for_mtp_iteration": true, "index_skip_topk_offset": 3, "index_topk": 2048,
   "index_topk_freq": 4, "index_topk_pattern": null, "indexer_rope_interleave": true,
   "intermediate_size": 12288, "kv_lora_rank": 512, "max_position_embeddings": 202752,
-  "mlp_layer_types": ["dense", "dense", "dense", )" + repeated(R"("sparse")", 75) + R"(],
+  "mlp_layer_types": ["dense", "dense", "dense", )" +
+                          repeated(R"("sparse")", 75) + R"(],
   "model_type": "glm_moe_dsa", "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1,
   "n_routed_experts": 256, "n_shared_experts": 1, "norm_topk_prob": true, "num_attention_heads": 64,
   "num_experts_per_tok": 8, "num_hidden_layers": 78, "num_key_value_heads": 64,
@@ -173,7 +175,8 @@ const std::string kGptOss120B = R"({
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "attention_dropout": 0.0,
   "eos_token_id": 200002, "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880,
   "initial_context_length": 4096, "initializer_range": 0.02, "intermediate_size": 2880,
-  "layer_types": [)" + repeated(R"("sliding_attention", "full_attention")", 18) + R"(],
+  "layer_types": [)" + repeated(R"("sliding_attention", "full_attention")", 18) +
+                                R"(],
   "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
   "num_experts_per_tok": 4, "num_hidden_layers": 36, "num_key_value_heads": 8, "num_local_experts": 128,
   "output_router_logits": false, "pad_token_id": 199999,
@@ -212,7 +215,8 @@ const std::string kDeepSeekV4Flash = R"({
   "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 16, "original_max_position_embeddings": 65536,
                    "type": "yarn"},
   "compress_rope_theta": 160000,
-  "compress_ratios": [0, 0, )" + repeated("4, 128", 20) + R"(, 4, 0],
+  "compress_ratios": [0, 0, )" + repeated("4, 128", 20) +
+                                     R"(, 4, 0],
   "sliding_window": 128, "index_n_heads": 64, "index_head_dim": 128, "index_topk": 512, "num_hash_layers": 3,
   "hc_mult": 4, "hc_eps": 1e-06, "hc_sinkhorn_iters": 20, "swiglu_limit": 10.0, "routed_scaling_factor": 1.5,
   "scoring_func": "sqrtsoftplus", "topk_method": "noaux_tc", "norm_topk_prob": true,
@@ -264,8 +268,8 @@ struct ReleaseCase {
 TEST(HfConfigTest, ReleaseConfigsBecomeTheirLayers) {
   const std::vector<ReleaseCase> cases = {
       // 6 [4 (32 (gqa(4096,32,8,128) + mlp(4096,14336)) + 4096 x 128256) + 10 x 32 x 2 x 4096]
-      {"Llama-3.1-8B", kLlama31_8B, "llama: 32 layers (32 gqa+mlp), hidden 4096, vocab 128256",
-       MegatronPath::kStandard, 4, "180127531008",
+      {"Llama-3.1-8B", kLlama31_8B, "llama: 32 layers (32 gqa+mlp), hidden 4096, vocab 128256", MegatronPath::kStandard,
+       4, "180127531008",
        [](const Model& m) {
          const auto& a = mixer<GqaAttention>(m.layers[0]);
          EXPECT_EQ(a.num_heads, 32);
@@ -296,8 +300,7 @@ TEST(HfConfigTest, ReleaseConfigsBecomeTheirLayers) {
        "169698902016", [](const Model& m) { EXPECT_EQ(mixer<GqaAttention>(m.layers[27]).head_dim, 128); }},
       // 6 [4 (36 (gqa(4096,32,8,128) + mlp(4096,12288)) + 4096 x 151936) + 10 x 36 x 2 x 4096]
       {"Qwen3-8B", kQwen3_8B, "Qwen/Qwen3-8B: 36 layers (36 gqa+mlp), hidden 4096, vocab 151936",
-       MegatronPath::kStandard, 4, "181652029440",
-       [](const Model& m) { EXPECT_EQ(m.name, "Qwen/Qwen3-8B"); }},
+       MegatronPath::kStandard, 4, "181652029440", [](const Model& m) { EXPECT_EQ(m.name, "Qwen/Qwen3-8B"); }},
       // 6 [4 (94 (gqa(4096,64,4,128) + moe(4096,1536,8,0)) + 4096 x 151936) + 10 x 94 x 2 x 8192]
       {"Qwen3-235B-A22B", kQwen3_235B, "qwen3_moe: 94 layers (94 gqa+moe), hidden 4096, vocab 151936",
        MegatronPath::kStandard, 4, "516532862976",
@@ -421,8 +424,7 @@ TEST(HfConfigTest, ReleaseConfigsBecomeTheirLayers) {
          EXPECT_EQ(c.o_groups, 8);
          EXPECT_EQ(c.indexer_num_heads, 64);
          EXPECT_EQ(c.topk, 512);
-         EXPECT_EQ(mixer<CompressedSparseAttention>(m.mtp_depths[0][0]).kind,
-                   CompressedSparseAttention::Kind::kWindow);
+         EXPECT_EQ(mixer<CompressedSparseAttention>(m.mtp_depths[0][0]).kind, CompressedSparseAttention::Kind::kWindow);
          EXPECT_EQ(channel_mixer<Moe>(m.layers[0]).shared_expert_ffn_hidden_size, 2048);
        }},
   };
@@ -450,47 +452,58 @@ TEST(HfConfigTest, MatchesTheEquivalentMegatronArgs) {
          "num_layers": 32, "hidden_size": 4096, "ffn_hidden_size": 14336, "num_attention_heads": 32,
          "group_query_attention": true, "num_query_groups": 8, "kv_channels": 128, "swiglu": true,
          "padded_vocab_size": 128256})"},
-      {"DeepSeek-V3", kDeepSeekV3, R"({
+      {"DeepSeek-V3", kDeepSeekV3,
+       R"({
          "num_layers": 61, "hidden_size": 7168, "ffn_hidden_size": 18432, "num_attention_heads": 128,
          "multi_latent_attention": true, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
          "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "num_experts": 256,
-         "moe_layer_freq": [0, 0, 0, )" + repeated("1", 58) + R"(], "moe_router_topk": 8,
+         "moe_layer_freq": [0, 0, 0, )" +
+           repeated("1", 58) + R"(], "moe_router_topk": 8,
          "moe_ffn_hidden_size": 2048, "moe_shared_expert_intermediate_size": 2048, "mtp_num_layers": 1,
          "swiglu": true, "padded_vocab_size": 129280})"},
-      {"DeepSeek-V3.2-Exp", kDeepSeekV32, R"({
+      {"DeepSeek-V3.2-Exp", kDeepSeekV32,
+       R"({
          "num_layers": 61, "hidden_size": 7168, "ffn_hidden_size": 18432, "num_attention_heads": 128,
          "multi_latent_attention": true, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
          "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "num_experts": 256,
-         "moe_layer_freq": [0, 0, 0, )" + repeated("1", 58) + R"(], "moe_router_topk": 8,
+         "moe_layer_freq": [0, 0, 0, )" +
+           repeated("1", 58) + R"(], "moe_router_topk": 8,
          "moe_ffn_hidden_size": 2048, "moe_shared_expert_intermediate_size": 2048, "mtp_num_layers": 1,
          "swiglu": true, "padded_vocab_size": 129280, "experimental_attention_variant": "dsa",
          "dsa_indexer_n_heads": 64, "dsa_indexer_head_dim": 128, "dsa_indexer_topk": 2048})"},
-      {"GLM-5", kGlm5, R"({
+      {"GLM-5", kGlm5,
+       R"({
          "num_layers": 78, "hidden_size": 6144, "ffn_hidden_size": 12288, "num_attention_heads": 64,
          "multi_latent_attention": true, "q_lora_rank": 2048, "kv_lora_rank": 512, "qk_head_dim": 192,
          "qk_pos_emb_head_dim": 64, "v_head_dim": 256, "swiglu": true, "padded_vocab_size": 154880,
-         "num_experts": 256, "moe_layer_freq": )" + glm_moe_layer_freq + R"(, "moe_router_topk": 8,
+         "num_experts": 256, "moe_layer_freq": )" +
+           glm_moe_layer_freq + R"(, "moe_router_topk": 8,
          "moe_ffn_hidden_size": 2048, "moe_shared_expert_intermediate_size": 2048, "mtp_num_layers": 1,
          "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 32, "dsa_indexer_head_dim": 128,
          "dsa_indexer_topk": 2048, "dsa_indexer_topk_freq": 4, "dsa_indexer_skip_topk_offset": 3})"},
-      {"Qwen3-Next-80B-A3B", kQwen3Next80B, R"({
+      {"Qwen3-Next-80B-A3B", kQwen3Next80B,
+       R"({
          "num_layers": 48, "hidden_size": 2048, "ffn_hidden_size": 5120, "num_attention_heads": 16,
          "group_query_attention": true, "num_query_groups": 2, "kv_channels": 256, "attention_output_gate": true,
          "swiglu": true, "padded_vocab_size": 151936, "num_experts": 512, "moe_layer_freq": 1,
          "moe_router_topk": 10, "moe_ffn_hidden_size": 512, "moe_shared_expert_intermediate_size": 512,
          "experimental_attention_variant": "gated_delta_net", "mtp_num_layers": 1,
-         "linear_attention_freq": [)" + repeated("1, 1, 1, 0", 12) + R"(, 0], "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+         "linear_attention_freq": [)" +
+           repeated("1, 1, 1, 0", 12) +
+           R"(, 0], "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
          "linear_num_value_heads": 32, "linear_conv_kernel_dim": 4})"},
       {"Nemotron-H-8B", kNemotronH8B, R"({
          "num_layers": 52, "hidden_size": 4096, "ffn_hidden_size": 21504, "num_attention_heads": 32,
          "group_query_attention": true, "num_query_groups": 8, "kv_channels": 128, "padded_vocab_size": 131072,
          "hybrid_layer_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
          "mamba_state_dim": 128, "mamba_head_dim": 64, "mamba_num_groups": 8, "mamba_num_heads": 128})"},
-      {"DeepSeek-V4-Flash", kDeepSeekV4Flash, R"({
+      {"DeepSeek-V4-Flash", kDeepSeekV4Flash,
+       R"({
          "num_layers": 43, "hidden_size": 4096, "num_attention_heads": 64, "multi_latent_attention": true,
          "q_lora_rank": 1024, "kv_lora_rank": 512, "qk_head_dim": 448, "qk_pos_emb_head_dim": 64,
          "v_head_dim": 512, "experimental_attention_variant": "dsv4_hybrid",
-         "csa_compress_ratios": [0, 0, )" + repeated("4, 128", 20) + R"(, 4, 0], "o_groups": 8, "o_lora_rank": 1024,
+         "csa_compress_ratios": [0, 0, )" +
+           repeated("4, 128", 20) + R"(, 4, 0], "o_groups": 8, "o_lora_rank": 1024,
          "csa_window_size": 128, "dsa_indexer_n_heads": 64, "dsa_indexer_head_dim": 128, "dsa_indexer_topk": 512,
          "num_experts": 256, "moe_layer_freq": 1, "moe_router_topk": 6, "moe_ffn_hidden_size": 2048,
          "moe_shared_expert_intermediate_size": 2048, "mtp_num_layers": 1, "swiglu": true,
@@ -503,9 +516,8 @@ TEST(HfConfigTest, MatchesTheEquivalentMegatronArgs) {
     ASSERT_TRUE(args.ok()) << args.error().message();
     const Result<Model> from_args = model_from_megatron_args(args.value().args);
     ASSERT_TRUE(from_args.ok()) << from_args.error().message();
-    for (const auto& [mode, workload] :
-         {std::pair<Mode, Workload>{Mode::kMegatron, Bshd{8, 4096}},
-          std::pair<Mode, Workload>{Mode::kModel, PackedDocuments{{3000, 129, 1}}}}) {
+    for (const auto& [mode, workload] : {std::pair<Mode, Workload>{Mode::kMegatron, Bshd{8, 4096}},
+                                         std::pair<Mode, Workload>{Mode::kModel, PackedDocuments{{3000, 129, 1}}}}) {
       SCOPED_TRACE(std::string(mode_name(mode)));
       const Result<Report> hf = count(from_hf, workload, mode);
       const Result<Report> megatron = count(from_args.value(), workload, mode);
@@ -528,18 +540,18 @@ TEST(HfConfigTest, ReportsAssumedAndIgnoredFields) {
                 "text_config.sliding_window_pattern = 6 (absent; Transformers' Gemma3TextConfig default: every 6th "
                 "layer attends globally, the others a sliding window)"}));
   EXPECT_EQ(gemma.value().ignored,
-            (std::vector<std::string>{"text_config.query_pre_attn_scalar", "text_config.rope_scaling",
-                                      "architectures", "boi_token_index", "eoi_token_index", "eos_token_id",
-                                      "image_token_index", "initializer_range", "mm_tokens_per_image", "torch_dtype",
-                                      "transformers_version", "vision_config"}));
+            (std::vector<std::string>{"text_config.query_pre_attn_scalar", "text_config.rope_scaling", "architectures",
+                                      "boi_token_index", "eoi_token_index", "eos_token_id", "image_token_index",
+                                      "initializer_range", "mm_tokens_per_image", "torch_dtype", "transformers_version",
+                                      "vision_config"}));
   const Result<HfImport> qwen = import_hf_config(kQwen2_7B);
   ASSERT_TRUE(qwen.ok()) << qwen.error().message();
   EXPECT_TRUE(qwen.value().assumed.empty());
   EXPECT_EQ(qwen.value().ignored,
             (std::vector<std::string>{"architectures", "attention_dropout", "bos_token_id", "eos_token_id",
-                                      "hidden_act", "initializer_range", "max_position_embeddings",
-                                      "max_window_layers", "rms_norm_eps", "rope_theta", "sliding_window",
-                                      "tie_word_embeddings", "torch_dtype", "transformers_version", "use_cache"}));
+                                      "hidden_act", "initializer_range", "max_position_embeddings", "max_window_layers",
+                                      "rms_norm_eps", "rope_theta", "sliding_window", "tie_word_embeddings",
+                                      "torch_dtype", "transformers_version", "use_cache"}));
 }
 
 // Which layers run their own indexer (F) and which reuse the previous top-k
@@ -564,8 +576,7 @@ TEST(HfConfigTest, IndexSharing) {
       {R"("index_topk_freq": 2, "index_skip_topk_offset": 0)", "FSFSFSFS"},
       {R"("index_topk_freq": 2, "index_skip_topk_offset": 1)", "FSFSFSFS"},
       {R"("index_topk_pattern": "FFSSFSSS")", "FFSSFSSS"},
-      {R"("index_topk_pattern": ["full", "shared", "shared", "full", "full", "full", "shared", "full"])",
-       "FSSFFFSF"},
+      {R"("index_topk_pattern": ["full", "shared", "shared", "full", "full", "full", "shared", "full"])", "FSSFFFSF"},
       // indexer_types comes first, as in Transformers
       {R"("indexer_types": ["full", "full", "full", "full", "shared", "shared", "shared", "shared"],
           "index_topk_pattern": "FSSSSSSS", "index_topk_freq": 2, "index_skip_topk_offset": 1)",
@@ -602,8 +613,7 @@ TEST(HfConfigTest, SlidingWindowLayers) {
        "16 - 16 -"},
       {R"("model_type": "mistral", "sliding_window": 32)", "32 32 32 32"},
       {R"("model_type": "mistral", "sliding_window": null)", "- - - -"},
-      {R"("model_type": "gemma3_text", "head_dim": 16, "sliding_window": 8, "sliding_window_pattern": 2)",
-       "8 - 8 -"},
+      {R"("model_type": "gemma3_text", "head_dim": 16, "sliding_window": 8, "sliding_window_pattern": 2)", "8 - 8 -"},
       {R"("model_type": "gemma3_text", "head_dim": 16, "sliding_window": 8, "sliding_window_pattern": 2,
           "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"])",
        "- 8 8 -"},
@@ -712,8 +722,9 @@ TEST(HfConfigTest, Errors) {
     std::string config, message;
   };
   const std::vector<Case> cases = {
-      {"{", "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
-            "expected string literal)"},
+      {"{",
+       "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
+       "expected string literal)"},
       {"{\"a\": \"[[[\", \"b\":\n" + std::string(100, '[') + std::string(100, ']') + "}",
        "not valid JSON: nested deeper than 100 levels (line 2, column 100)"},
       {"[1, 2]", "the config = [1,2]: must be a JSON object"},
@@ -731,18 +742,23 @@ TEST(HfConfigTest, Errors) {
        "whether it changes FLOPs (docs/hf-import.md lists the known fields)"},
       // Values are shown up to 60 characters, longer ones cut to 57 and "...".
       {with(kLlama31_8B, "pretraining_config", "\"" + std::string(58, 'x') + "\""),
-       "pretraining_config = \"" + std::string(58, 'x') + "\": not a field trainflops knows for "
-       "model_type \"llama\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
-       "fields)"},
-      {with(kLlama31_8B, "pretraining_config", R"({"layers": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]})"),
-       "pretraining_config = {\"layers\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,1...: not a field trainflops knows "
+       "pretraining_config = \"" + std::string(58, 'x') +
+           "\": not a field trainflops knows for "
+           "model_type \"llama\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
+           "fields)"},
+      {with(kLlama31_8B, "pretraining_config",
+            R"({"layers": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]})"),
+       "pretraining_config = {\"layers\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,1...: not a field trainflops "
+       "knows "
        "for model_type \"llama\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
        "fields)"},
       {with(kMistral7B, "sliding_window", "0"), "sliding_window = 0: must be a positive integer"},
       {with(kMistral7B, "num_hidden_layers", "100001"),
        "num_hidden_layers = 100001: must be at most 100000 (trainflops describes every layer)"},
-      {with(kQwen3Next80B, "mtp_num_hidden_layers", "100001"), "mtp_num_hidden_layers = 100001: must be at most 100000"},
-      {with(kMixtral8x7B, "num_experts_per_tok", "9"), "num_experts_per_tok = 9: must not exceed num_local_experts = 8"},
+      {with(kQwen3Next80B, "mtp_num_hidden_layers", "100001"),
+       "mtp_num_hidden_layers = 100001: must be at most 100000"},
+      {with(kMixtral8x7B, "num_experts_per_tok", "9"),
+       "num_experts_per_tok = 9: must not exceed num_local_experts = 8"},
       {with(with(kQwen2_7B, "use_sliding_window", "true"), "max_window_layers", ""),
        "max_window_layers is missing: required when use_sliding_window is true"},
       {with(kQwen3_8B, "layer_types", R"([)" + repeated(R"("sliding_attention")", 36) + "]"),

@@ -58,7 +58,8 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("multi_latent_attention": true, "group_query_attention": false)",
        "kv_lora_rank is missing: required for multi-latent attention"},
       {R"("experimental_attention_variant": "linear")",
-       "experimental_attention_variant = \"linear\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or null"},
+       "experimental_attention_variant = \"linear\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or "
+       "null"},
       {R"("experimental_attention_variant": "gdn")",
        "linear_attention_freq is missing: required when experimental_attention_variant is \"gdn\""},
       {R"("experimental_attention_variant": "gdn", "linear_attention_freq": 4)",

@@ -371,11 +371,13 @@ TEST(MegatronFlagsTest, RejectsBadLayerFrequencyPatterns) {
       {{"--moe-layer-freq"}, "--moe-layer-freq: expects a value"},
       // Nesting is limited (the evaluator recurses); a long value is shown by its start.
       {{"--moe-layer-freq", std::string(101, '[') + std::string(101, ']')},
-       "--moe-layer-freq = \"" + std::string(100, '[') + "... (202 characters)\": '[' at position 101 opens more "
-       "than 100 nested levels"},
+       "--moe-layer-freq = \"" + std::string(100, '[') +
+           "... (202 characters)\": '[' at position 101 opens more "
+           "than 100 nested levels"},
       {{"--moe-layer-freq", std::string(7000, '(') + "[1]" + std::string(7000, ')')},
-       "--moe-layer-freq = \"" + std::string(100, '(') + "... (14003 characters)\": '(' at position 101 opens "
-       "more than 100 nested levels"},
+       "--moe-layer-freq = \"" + std::string(100, '(') +
+           "... (14003 characters)\": '(' at position 101 opens "
+           "more than 100 nested levels"},
   });
 }
 

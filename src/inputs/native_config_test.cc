@@ -54,8 +54,10 @@ TEST(NativeConfigTest, DsaLayersSpelledOutMatchIndexSharing) {
                              "qk_pos_emb_head_dim": 64, "v_head_dim": 256,
                              "indexer": {"num_heads": 32, "head_dim": 128, "topk": 2048, "grad_mode": "off"})";
   const std::string config = R"({"name": "GLM-5", "hidden_size": 6144, "vocab_size": 154880,
-    "mixers": {"dsa": {"type": "dsa", )" + mla + R"(},
-               "shared": {"type": "dsa", "reuses_topk": true, )" + mla + R"(}},
+    "mixers": {"dsa": {"type": "dsa", )" +
+                             mla + R"(},
+               "shared": {"type": "dsa", "reuses_topk": true, )" +
+                             mla + R"(}},
     "channel_mixers": {"mlp": {"type": "mlp", "ffn_hidden_size": 12288, "gated": true},
                        "moe": {"type": "moe", "num_experts": 256, "topk": 8, "expert_ffn_hidden_size": 2048,
                                "shared_expert_ffn_hidden_size": 2048, "gated": true}},
@@ -81,7 +83,9 @@ TEST(NativeConfigTest, DsaLayersSpelledOutMatchIndexSharing) {
     "moe_router_topk": 8, "moe_ffn_hidden_size": 2048, "moe_shared_expert_intermediate_size": 2048,
     "mtp_num_layers": 1, "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 32,
     "dsa_indexer_head_dim": 128, "dsa_indexer_topk": 2048, "dsa_indexer_topk_freq": 4,
-    "dsa_indexer_skip_topk_offset": 3})").value().args);
+    "dsa_indexer_skip_topk_offset": 3})")
+                                                            .value()
+                                                            .args);
   ASSERT_TRUE(preset.ok()) << preset.error().message();
   const Workload workload = PackedDocuments{{100000, 3000, 1}};
   EXPECT_EQ(count(spelled.value(), workload, Mode::kModel).value().total.exact,
@@ -98,8 +102,9 @@ TEST(NativeConfigTest, Errors) {
                            R"("ffn_hidden_size": 128}})";
   const std::vector<Case> cases = {
       {"[1, 2]", "the config = [1,2]: must be an object"},
-      {"{", "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
-            "expected string literal)"},
+      {"{",
+       "not valid JSON (line 1, column 2: syntax error while parsing object key - unexpected end of input; "
+       "expected string literal)"},
       // Nesting is limited before parsing (the readers recurse); a comment's brackets do not count.
       {"// [[[[\n" + std::string(101, '[') + std::string(101, ']'),
        "not valid JSON: nested deeper than 100 levels (line 2, column 101)"},

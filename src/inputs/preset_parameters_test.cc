@@ -85,9 +85,7 @@ const ZooCase kZoo[] = {
     {"qwen3-next-80b-a3b", 81'324'539'904, 3'563'454'464, "1.0061"},
 };
 
-ModelParameters parameters_of(const Preset& preset) {
-  return count_parameters(preset_model(preset).value()).value();
-}
+ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }
 
 TEST(PresetZooTest, EveryPresetIsInTheTable) {
   std::vector<std::string> listed, known;

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "trainflops/input_file.h"
-#include "trainflops/sweep.h"
 #include "trainflops/workload.h"
+#include "trainflops/workload_text.h"
 
 namespace trainflops {
 namespace {

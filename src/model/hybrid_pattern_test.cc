@@ -45,9 +45,9 @@ TEST(HybridPatternTest, KeepsTheMainPatternsPipelineStages) {
       {"M*-E", {4}},
       {"MM|**|--", {2, 2, 2}},
       {"[M|*][M*]|-", {1, 3, 1}},  // '|' counts inside '[ ]'
-      {"|MM", {0, 2}},              // an empty stage: only the embedding
-      {"MM|", {2, 0}},              // only the output layer
-      {"M|*/[*|]-/*-", {1, 1}},     // '|' in MTP depths is ignored
+      {"|MM", {0, 2}},             // an empty stage: only the embedding
+      {"MM|", {2, 0}},             // only the output layer
+      {"M|*/[*|]-/*-", {1, 1}},    // '|' in MTP depths is ignored
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.pattern);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "trainflops/workload_text.h"
+
 namespace trainflops {
 namespace {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "trainflops/sweep.h"
+#include "trainflops/render.h"
 
 namespace trainflops {
 namespace {
