@@ -1,8 +1,8 @@
 #include "trainflops/hf_config.h"
 
+#include "base/json_text.h"
 #include "inputs/hf_config_reader.h"
 #include "inputs/hf_models.h"
-#include "base/json_text.h"
 #include "trainflops/input_file.h"
 
 namespace trainflops {
@@ -38,9 +38,7 @@ Result<GqaAttention> grouped_query_attention(Fields& config, std::int64_t hidden
 Result<std::int64_t> mtp_depth_count(Fields& config) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
                               config.optional_non_negative("num_nextn_predict_layers"));
-  if (depths && *depths > 1000) {
-    return config.invalid("num_nextn_predict_layers", *depths, "must be at most 1000");
-  }
+  if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("num_nextn_predict_layers"), *depths));
   return depths.value_or(0);
 }
 

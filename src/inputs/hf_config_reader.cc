@@ -61,9 +61,9 @@ Error Fields::invalid(std::string_view key, std::int64_t value, const std::strin
 
 Result<std::int64_t> Fields::integer(std::string_view key, const json& value, std::int64_t low,
                                      const char* rule) const {
-  if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() >
-                                                                        static_cast<std::uint64_t>(
-                                                                            std::numeric_limits<std::int64_t>::max()))) {
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() &&
+       value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
     return invalid(key, value, rule);
   }
   const auto number = value.get<std::int64_t>();
@@ -79,9 +79,7 @@ Result<std::int64_t> Fields::positive(std::string_view key) {
 
 Result<std::int64_t> Fields::layer_count(std::string_view key) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, positive(key));
-  if (layers > kMaxLayers) {
-    return invalid(key, layers, "must be at most " + std::to_string(kMaxLayers) + " (trainflops describes every layer)");
-  }
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(path_of(key), layers));
   return layers;
 }
 
@@ -143,7 +141,7 @@ Result<std::optional<std::vector<std::string>>> Fields::optional_words(
 }
 
 Result<std::optional<std::vector<std::int64_t>>> Fields::optional_indices(std::string_view key, std::int64_t bound,
-                                                                         const std::string& bound_name) {
+                                                                          const std::string& bound_name) {
   const json* value = get(key);
   if (!value) return std::optional<std::vector<std::int64_t>>();
   if (!value->is_array()) return invalid(key, *value, "must be a list of layer indices");
@@ -165,24 +163,87 @@ void Fields::ignore(std::initializer_list<std::string_view> keys) {
 void Fields::ignore_common() {
   ignore({
       // Transformers' bookkeeping and serialization
-      "architectures", "auto_map", "transformers_version", "_name_or_path", "_commit_hash", "_attn_implementation",
-      "_attn_implementation_autoset", "torch_dtype", "dtype", "use_bfloat16", "return_dict", "output_hidden_states",
-      "output_attentions", "torchscript", "pruned_heads", "tf_legacy_loss", "is_encoder_decoder", "is_decoder",
-      "add_cross_attention", "tie_encoder_decoder", "cross_attention_hidden_size", "chunk_size_feed_forward",
-      "id2label", "label2id", "num_labels", "problem_type", "tokenizer_class", "prefix", "task_specific_params",
-      "finetuning_task", "keys_to_ignore_at_inference", "quantization_config",
+      "architectures",
+      "auto_map",
+      "transformers_version",
+      "_name_or_path",
+      "_commit_hash",
+      "_attn_implementation",
+      "_attn_implementation_autoset",
+      "torch_dtype",
+      "dtype",
+      "use_bfloat16",
+      "return_dict",
+      "output_hidden_states",
+      "output_attentions",
+      "torchscript",
+      "pruned_heads",
+      "tf_legacy_loss",
+      "is_encoder_decoder",
+      "is_decoder",
+      "add_cross_attention",
+      "tie_encoder_decoder",
+      "cross_attention_hidden_size",
+      "chunk_size_feed_forward",
+      "id2label",
+      "label2id",
+      "num_labels",
+      "problem_type",
+      "tokenizer_class",
+      "prefix",
+      "task_specific_params",
+      "finetuning_task",
+      "keys_to_ignore_at_inference",
+      "quantization_config",
       // token ids and generation defaults
-      "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "use_cache",
-      "max_length", "min_length", "do_sample", "early_stopping", "num_beams", "num_beam_groups", "diversity_penalty",
-      "temperature", "top_k", "top_p", "typical_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
-      "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences", "output_scores",
-      "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id", "remove_invalid_values",
-      "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens",
+      "bos_token_id",
+      "eos_token_id",
+      "pad_token_id",
+      "sep_token_id",
+      "decoder_start_token_id",
+      "use_cache",
+      "max_length",
+      "min_length",
+      "do_sample",
+      "early_stopping",
+      "num_beams",
+      "num_beam_groups",
+      "diversity_penalty",
+      "temperature",
+      "top_k",
+      "top_p",
+      "typical_p",
+      "repetition_penalty",
+      "length_penalty",
+      "no_repeat_ngram_size",
+      "encoder_no_repeat_ngram_size",
+      "bad_words_ids",
+      "num_return_sequences",
+      "output_scores",
+      "return_dict_in_generate",
+      "forced_bos_token_id",
+      "forced_eos_token_id",
+      "remove_invalid_values",
+      "exponential_decay_length_penalty",
+      "suppress_tokens",
+      "begin_suppress_tokens",
       // numerics that are not products: initialization, dropout, norms, RoPE,
       // activations, biases; tied embeddings share weights, not FLOPs
-      "initializer_range", "attention_dropout", "hidden_dropout", "rms_norm_eps", "layer_norm_eps",
-      "layer_norm_epsilon", "max_position_embeddings", "rope_theta", "rope_scaling", "rope_parameters",
-      "partial_rotary_factor", "hidden_act", "attention_bias", "mlp_bias", "tie_word_embeddings",
+      "initializer_range",
+      "attention_dropout",
+      "hidden_dropout",
+      "rms_norm_eps",
+      "layer_norm_eps",
+      "layer_norm_epsilon",
+      "max_position_embeddings",
+      "rope_theta",
+      "rope_scaling",
+      "rope_parameters",
+      "partial_rotary_factor",
+      "hidden_act",
+      "attention_bias",
+      "mlp_bias",
+      "tie_word_embeddings",
   });
 }
 
@@ -192,7 +253,8 @@ Result<std::vector<std::string>> Fields::finish() const {
     if (read_.count(key)) continue;
     if (!ignored_.count(key)) {
       return Error(path_of(key) + " = " + brief(value) + ": not a field trainflops knows for model_type \"" +
-                   model_type_ + "\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
+                   model_type_ +
+                   "\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
                    "fields)");
     }
     ignored.push_back(path_of(key));

@@ -754,9 +754,11 @@ TEST(HfConfigTest, Errors) {
        "fields)"},
       {with(kMistral7B, "sliding_window", "0"), "sliding_window = 0: must be a positive integer"},
       {with(kMistral7B, "num_hidden_layers", "100001"),
-       "num_hidden_layers = 100001: must be at most 100000 (trainflops describes every layer)"},
+       "num_hidden_layers = 100001: must be at most 100000 (trainflops describes every layer; published models have a "
+       "few hundred)"},
       {with(kQwen3Next80B, "mtp_num_hidden_layers", "100001"),
-       "mtp_num_hidden_layers = 100001: must be at most 100000"},
+       "mtp_num_hidden_layers = 100001: must be at most 100000 (trainflops describes every layer; published models "
+       "have a few hundred)"},
       {with(kMixtral8x7B, "num_experts_per_tok", "9"),
        "num_experts_per_tok = 9: must not exceed num_local_experts = 8"},
       {with(with(kQwen2_7B, "use_sliding_window", "true"), "max_window_layers", ""),

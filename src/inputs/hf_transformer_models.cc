@@ -41,7 +41,8 @@ Status check_per_layer(const Fields& config, std::string_view key, std::size_t s
 // all of width `window`; nullopt when the config has no layer_types.
 Result<std::optional<std::vector<std::optional<std::int64_t>>>> windows_from_layer_types(
     Fields& config, std::int64_t layers, const std::optional<std::int64_t>& window, const std::string& window_rule) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const auto types, config.optional_words("layer_types", {kFullAttention, kSlidingAttention}));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto types,
+                              config.optional_words("layer_types", {kFullAttention, kSlidingAttention}));
   if (!types) return std::optional<std::vector<std::optional<std::int64_t>>>();
   TRAINFLOPS_RETURN_IF_ERROR(check_per_layer(config, "layer_types", types->size(), layers));
   std::vector<std::optional<std::int64_t>> windows(types->size());
@@ -127,8 +128,8 @@ Result<Model> import_transformer(Fields& config, Notes&) {
   } else if (type != "llama") {
     TRAINFLOPS_ASSIGN_OR_RETURN(windows, qwen_windows(config, base.layers));
   }
-  config.ignore({"pretraining_tp", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
-                 "norm_topk_prob"});
+  config.ignore(
+      {"pretraining_tp", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "norm_topk_prob"});
 
   std::vector<bool> moe(static_cast<std::size_t>(base.layers), false);
   std::optional<ChannelMixer> experts;
@@ -184,8 +185,7 @@ Result<Model> import_gemma3_text(Fields& text, Notes& notes) {
     return text.invalid("use_bidirectional_attention", json(true),
                         "bidirectional attention is not counted (trainflops counts causal decoders)");
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(auto listed,
-                              windows_from_layer_types(text, base.layers, window, "needs sliding_window"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(auto listed, windows_from_layer_types(text, base.layers, window, "needs sliding_window"));
   std::vector<std::optional<std::int64_t>> windows(static_cast<std::size_t>(base.layers));
   if (listed) {
     windows = std::move(*listed);
@@ -207,7 +207,8 @@ Result<Model> import_gemma3_text(Fields& text, Notes& notes) {
   text.ignore({"query_pre_attn_scalar", "final_logit_softcapping", "attn_logit_softcapping", "rope_local_base_freq",
                "cache_implementation", "hidden_activation"});
   Model model = model_of(base);
-  for (const auto& layer_window : windows) model.layers.push_back(attention_layer(attention, layer_window, swiglu(ffn)));
+  for (const auto& layer_window : windows)
+    model.layers.push_back(attention_layer(attention, layer_window, swiglu(ffn)));
   return model;
 }
 
@@ -298,16 +299,14 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe, qwen_moe_pattern(config, base.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<ChannelMixer> dense, dense_if_needed(config, moe));
   // Transformers' Qwen3-Next attention has no sliding window: these change nothing.
-  config.ignore({"use_sliding_window", "sliding_window", "max_window_layers", "norm_topk_prob",
-                 "output_router_logits", "router_aux_loss_coef", "router_jitter_noise"});
+  config.ignore({"use_sliding_window", "sliding_window", "max_window_layers", "norm_topk_prob", "output_router_logits",
+                 "router_aux_loss_coef", "router_jitter_noise"});
 
   // Multi-token prediction: each depth one gated-attention layer, MoE when the
   // last decoder layer is (as Megatron-LM builds Qwen3-Next's MTP).
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
                               config.optional_non_negative("mtp_num_hidden_layers"));
-  if (depths && *depths > kMaxLayers) {
-    return config.invalid("mtp_num_hidden_layers", *depths, "must be at most " + std::to_string(kMaxLayers));
-  }
+  if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("mtp_num_hidden_layers"), *depths));
 
   Model model = model_of(base);
   for (std::size_t i = 0; i < full.size(); ++i) {

@@ -183,7 +183,8 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
     return Mixer{g};
   }
-  return Error(r.path_of("type") + " = \"" + type + "\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp");
+  return Error(r.path_of("type") + " = \"" + type +
+               "\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp");
 }
 
 Result<ChannelMixer> read_channel_mixer(ObjectReader& r, const std::string& type) {
@@ -257,10 +258,8 @@ Result<std::vector<Layer>> read_layers(const json& list, const std::string& path
       return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
     }
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
-    if (repeat && (*repeat < 1 || *repeat > kMaxLayers)) {
-      return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be between 1 and " +
-                   std::to_string(kMaxLayers));
-    }
+    if (repeat && *repeat < 1) return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be >= 1");
+    if (repeat) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(r.path_of("repeat"), *repeat));
     TRAINFLOPS_RETURN_IF_ERROR(r.finish());
     layers.insert(layers.end(), static_cast<std::size_t>(repeat.value_or(1)), layer);
   }
@@ -295,9 +294,8 @@ Result<Model> parse_native_config(std::string_view json_text) {
   if (const json* mtp_json = top.optional_member("mtp")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader mtp, ObjectReader::open(*mtp_json, "mtp"));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp.integer("depths"));
-    if (depths < 0 || depths > 1000) {
-      return Error("mtp.depths = " + std::to_string(depths) + ": must be between 0 and 1000");
-    }
+    if (depths < 0) return Error("mtp.depths = " + std::to_string(depths) + ": must be >= 0");
+    TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("mtp.depths", depths));
     TRAINFLOPS_ASSIGN_OR_RETURN(const json* depth_layers, mtp.member("layers"));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<Layer> depth, read_layers(*depth_layers, "mtp.layers", defs));
     TRAINFLOPS_RETURN_IF_ERROR(mtp.finish());

@@ -113,8 +113,7 @@ TEST(NativeConfigTest, Errors) {
        "layers[0].mixer is missing: a layer needs a mixer, a channel_mixer or both"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeats": 2}]})",
        "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, repeat)"},
-      {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})",
-       "layers[0].repeat = 0: must be between 1 and 100000"},
+      {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})", "layers[0].repeat = 0: must be >= 1"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",
        "extra: unknown key (this object takes channel_mixers, hidden_size, layers, megatron_path, megatron_seq_length, "
@@ -128,7 +127,7 @@ TEST(NativeConfigTest, Errors) {
        "megatron_path = \"mixed\": must be standard or hybrid"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "mtp": {"depths": 1}})", "mtp.layers is missing"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "mtp": {"depths": -1, "layers": []}})",
-       "mtp.depths = -1: must be between 0 and 1000"},
+       "mtp.depths = -1: must be >= 0"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"d": {"type": "dsa", "num_heads": 2, "kv_lora_rank": 8,
           "qk_head_dim": 8, "qk_pos_emb_head_dim": 0, "v_head_dim": 8,
           "indexer": {"num_heads": 2, "head_dim": 8, "topk": 8, "grad_mode": "dense"}}}, "layers": []})",
