@@ -4,13 +4,13 @@
 
 #include <algorithm>
 
-#include "convert.h"
 #include "base/json_text.h"
+#include "convert.h"
 #include "inputs/megatron_args_json.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
-#include "trainflops/model_input.h"
 #include "trainflops/megatron_flags.h"
+#include "trainflops/model_input.h"
 #include "trainflops/native_config.h"
 
 namespace trainflops::python {

@@ -24,8 +24,8 @@ namespace trainflops {
 // pairs of statistic.h), n (qk + rope) + n v multiply-adds each. Excludes the
 // indexer. Errors: invalid sizes (as validate() words them), negative lengths,
 // overflow.
-Result<Int128> dsa_attention_forward_flops(std::int64_t hidden_size, const MlaAttention& mla,
-                                           const DsaIndexer& indexer, std::span<const std::int64_t> lengths);
+Result<Int128> dsa_attention_forward_flops(std::int64_t hidden_size, const MlaAttention& mla, const DsaIndexer& indexer,
+                                           std::span<const std::int64_t> lengths);
 
 // One indexer execution: its projections for every token, scoring of every
 // causal (query, key) pair at nh * hd multiply-adds (KPool: the complete

@@ -68,10 +68,10 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(bool, dsa_indexer_use_sparse_loss)                 \
   X(std::string, dsa_indexer_grad_mode)                \
   X(std::int64_t, dsa_kpool_size)                      \
-  X(bool, dsa_kpool_tail)                               \
-  X(std::vector<std::int64_t>, csa_compress_ratios)     \
-  X(std::int64_t, o_groups)                             \
-  X(std::int64_t, o_lora_rank)                          \
+  X(bool, dsa_kpool_tail)                              \
+  X(std::vector<std::int64_t>, csa_compress_ratios)    \
+  X(std::int64_t, o_groups)                            \
+  X(std::int64_t, o_lora_rank)                         \
   X(std::int64_t, csa_window_size)
 
 // Unset members are Megatron's None. Booleans that are unset read as false,

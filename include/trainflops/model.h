@@ -90,12 +90,12 @@ struct CompressedSparseAttention {
     kHca,     // 128
   };
   Kind kind = Kind::kWindow;
-  std::int64_t num_heads = 0;    // n
-  std::int64_t head_dim = 0;     // dv (v_head_dim)
+  std::int64_t num_heads = 0;  // n
+  std::int64_t head_dim = 0;   // dv (v_head_dim)
   std::int64_t q_lora_rank = 0;
   std::int64_t o_groups = 0;
   std::int64_t o_lora_rank = 0;
-  std::int64_t window = 0;       // w
+  std::int64_t window = 0;  // w
   // CSA only: the indexer (nh, hd) and the entries it selects (k).
   std::int64_t indexer_num_heads = 0;
   std::int64_t indexer_head_dim = 0;

@@ -33,7 +33,7 @@ struct PipelineSplit {
 // The decoder layers of each stage, and where the split comes from.
 struct PipelineLayout {
   std::vector<std::int64_t> stage_layers;  // empty: no pipeline stages
-  std::string origin;  // "pipeline_stages 4, even split", "hybrid_layer_pattern '|'", ...
+  std::string origin;                      // "pipeline_stages 4, even split", "hybrid_layer_pattern '|'", ...
 };
 
 // From `split` when it gives `stages`, else from the model's own stages (`|`
@@ -50,15 +50,15 @@ struct PipelineStage {
   // "decoder.61-78 + mtp1 + logits"; "-" for nothing at all.
   std::string layers;
   std::int64_t decoder_layers = 0;
-  Flops flops;  // exact in the exact modes
+  Flops flops;                       // exact in the exact modes
   std::optional<Int128> parameters;  // every parameter the stage holds
 };
 
 struct PipelineReport {
   std::string origin;  // PipelineLayout::origin
   std::vector<PipelineStage> stages;
-  double imbalance = 1;        // max stage FLOPs / mean stage FLOPs (1 when all are zero)
-  std::size_t slowest = 0;     // 0-based index of the stage with the most FLOPs (the first of ties)
+  double imbalance = 1;     // max stage FLOPs / mean stage FLOPs (1 when all are zero)
+  std::size_t slowest = 0;  // 0-based index of the stage with the most FLOPs (the first of ties)
 };
 
 // The report's rows grouped into the layout's stages (the report's layers:

@@ -8,8 +8,8 @@
 
 #include "trainflops/count.h"
 #include "trainflops/pipeline.h"
-#include "trainflops/sweep.h"
 #include "trainflops/result.h"
+#include "trainflops/sweep.h"
 
 namespace trainflops {
 

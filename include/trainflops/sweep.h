@@ -19,8 +19,8 @@ namespace trainflops {
 // sequences of `seq_length` tokens.
 struct SweepPoint {
   std::int64_t seq_length = 0;
-  double per_token = 0;        // the model as described
-  double dense_per_token = 0;  // with_dense_attention(model)
+  double per_token = 0;                    // the model as described
+  double dense_per_token = 0;              // with_dense_attention(model)
   std::vector<ComponentFlops> components;  // of per_token, per token
 };
 

@@ -251,8 +251,9 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
     for (const Statistic& statistic : statistics_) {
       const std::optional<double> estimate = megatron_estimate(statistic, megatron);
       if (!estimate) {
-        return Error("seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
-                     "the model's seq_length (args) or a BSHD batch");
+        return Error(
+            "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+            "the model's seq_length (args) or a BSHD batch");
       }
       values.estimate.push_back(*estimate);
     }

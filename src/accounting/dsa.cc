@@ -34,8 +34,8 @@ Result<Int128> forward_flops(const Terms& terms, std::span<const std::int64_t> l
 
 }  // namespace
 
-Result<Int128> dsa_attention_forward_flops(std::int64_t hidden_size, const MlaAttention& mla,
-                                           const DsaIndexer& indexer, std::span<const std::int64_t> lengths) {
+Result<Int128> dsa_attention_forward_flops(std::int64_t hidden_size, const MlaAttention& mla, const DsaIndexer& indexer,
+                                           std::span<const std::int64_t> lengths) {
   const DsaAttention attention{mla, indexer, /*runs_indexer=*/false};
   TRAINFLOPS_RETURN_IF_ERROR(check_layer(hidden_size, attention));
   return forward_flops(dsa_attention_terms(attention, hidden_size, Convention::kModel), lengths);

@@ -95,13 +95,14 @@ void add_mixer(Weights& w, const GatedDeltaNet& g, Int128 h) {
   const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
   const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
   const Int128 in = g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim
-                                                                : 2 * qk_dim + 2 * v_dim + 2 * Int128{g.num_value_heads};
+                                                               : 2 * qk_dim + 2 * v_dim + 2 * Int128{g.num_value_heads};
   w.add(Component::kGatedDeltaNet, h * in + g.conv_kernel_dim * (2 * qk_dim + v_dim) + v_dim * h);
 }
 
 void add_mixer(Weights& w, const Mamba2& m, Int128 h) {
   const Int128 d = m.inner_dim, group_state = Int128{m.num_groups} * m.state_dim;
-  w.add(Component::kMamba, h * (2 * d + 2 * group_state + m.num_heads) + kMambaConvKernel * (d + 2 * group_state) + d * h);
+  w.add(Component::kMamba,
+        h * (2 * d + 2 * group_state + m.num_heads) + kMambaConvKernel * (d + 2 * group_state) + d * h);
 }
 
 void add_mixer(Weights& w, const GatedDeltaProduct& g, Int128 h) {
@@ -163,8 +164,8 @@ std::string_view parameter_part_name(ParameterPart part) {
 }
 
 Result<ParameterPart> parse_parameter_part(std::string_view text) {
-  for (auto part : {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder,
-                    ParameterPart::kMtp}) {
+  for (auto part :
+       {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder, ParameterPart::kMtp}) {
     if (text == parameter_part_name(part)) return part;
   }
   return Error("parameter part \"" + std::string(text) + "\": must be one of embedding, output_layer, decoder, mtp");
@@ -200,8 +201,7 @@ Result<ModelParameters> count_parameters(const Model& model) {
   Weights all;
   out.embedding = {table, 0};
   out.layers.push_back({"embedding", "embedding", out.embedding});
-  auto add_layer = [&](const std::string& path, std::string name, const Layer& layer,
-                       ParameterCount& part) -> Status {
+  auto add_layer = [&](const std::string& path, std::string name, const Layer& layer, ParameterCount& part) -> Status {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Weights w, layer_weights(path, layer, h));
     all.add(w);
     add_to(part, w.sum());

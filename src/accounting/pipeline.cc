@@ -135,7 +135,8 @@ PipelineReport pipeline_report(const Report& report, const PipelineLayout& layou
   }
   if (parameters) {
     for (PipelineStage& stage : out.stages) stage.parameters = 0;
-    for (const LayerParameters& row : parameters->layers) *out.stages[map.stage_of(row.name)].parameters += row.count.total;
+    for (const LayerParameters& row : parameters->layers)
+      *out.stages[map.stage_of(row.name)].parameters += row.count.total;
   }
   std::int64_t first_layer = 1;
   double max = 0, sum = 0;

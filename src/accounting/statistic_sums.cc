@@ -100,7 +100,7 @@ StatisticSums::StatisticSums(std::vector<Statistic> statistics, int limit_bits)
 
 Error StatisticSums::limit_error(std::size_t statistic) const {
   return Error(ErrorCode::kOverflow, "the " + statistic_name(statistics_[statistic]) + " of the documents exceed 2^" +
-               std::to_string(limit_bits_));
+                                         std::to_string(limit_bits_));
 }
 
 Status StatisticSums::add_block(const BlockMoments& block, const std::vector<ExcessMoments>& excess,

@@ -1,10 +1,11 @@
 #include "trainflops/input_file.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sys/stat.h>
 
 namespace trainflops {
 

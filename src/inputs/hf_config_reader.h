@@ -52,10 +52,10 @@ class Fields {
   Result<std::optional<std::string>> optional_text(std::string_view key);
   // A list of strings; each entry must be one of `allowed`.
   Result<std::optional<std::vector<std::string>>> optional_words(std::string_view key,
-                                                                std::initializer_list<std::string_view> allowed);
+                                                                 std::initializer_list<std::string_view> allowed);
   // A list of integers in [0, bound).
   Result<std::optional<std::vector<std::int64_t>>> optional_indices(std::string_view key, std::int64_t bound,
-                                                                   const std::string& bound_name);
+                                                                    const std::string& bound_name);
 
   // Errors about a field: "<path> is missing: required <when>" and
   // "<path> = <value>: <rule>".

@@ -155,10 +155,10 @@ Result<Model> import_deepseek(Fields& config, Notes&) {
     // Inference only: MTP draft iterations reuse the main model's top-k.
     config.ignore({"index_share_for_mtp_iteration", "indexer_rope_interleave"});
     if (config.model_type() == "glm_moe_dsa") {
-      TRAINFLOPS_ASSIGN_OR_RETURN(const auto types, config.optional_words("layer_types", {"deepseek_sparse_attention"}));
+      TRAINFLOPS_ASSIGN_OR_RETURN(const auto types,
+                                  config.optional_words("layer_types", {"deepseek_sparse_attention"}));
       if (types && types->size() != static_cast<std::size_t>(layers)) {
-        return list_length_error(config, "layer_types", types->size(),
-                                 "num_hidden_layers = " + std::to_string(layers));
+        return list_length_error(config, "layer_types", types->size(), "num_hidden_layers = " + std::to_string(layers));
       }
     }
   }
@@ -208,11 +208,11 @@ Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers,
   if (const json* ratios = config.get("compress_ratios")) {
     if (!ratios->is_array()) return config.invalid("compress_ratios", *ratios, "must be a list of 0, 4 and 128");
     if (ratios->size() != count && ratios->size() != total) {
-      return list_length_error(config, "compress_ratios", ratios->size(),
-                               "num_hidden_layers = " + std::to_string(layers) +
-                                   (depths ? " or num_hidden_layers + num_nextn_predict_layers = " +
-                                                 std::to_string(layers + depths)
-                                           : std::string()));
+      return list_length_error(
+          config, "compress_ratios", ratios->size(),
+          "num_hidden_layers = " + std::to_string(layers) +
+              (depths ? " or num_hidden_layers + num_nextn_predict_layers = " + std::to_string(layers + depths)
+                      : std::string()));
     }
     for (std::size_t i = 0; i < ratios->size(); ++i) {
       const std::string key = "compress_ratios[" + std::to_string(i) + "]";
@@ -249,8 +249,8 @@ Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers,
       if (kinds.empty()) continue;
       if (kinds[i] != kind) {
         return config.invalid("layer_types[" + std::to_string(i) + "]", json((*types)[i]),
-                              "disagrees with compress_ratios[" + std::to_string(i) + "] = " +
-                                  std::to_string(compression_ratio(kinds[i])));
+                              "disagrees with compress_ratios[" + std::to_string(i) +
+                                  "] = " + std::to_string(compression_ratio(kinds[i])));
       }
     }
     if (kinds.empty()) {
@@ -261,7 +261,9 @@ Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers,
       }
     }
   }
-  if (kinds.empty()) return config.missing("compress_ratios", "for model_type \"deepseek_v4\", unless layer_types gives the attention kinds");
+  if (kinds.empty())
+    return config.missing("compress_ratios",
+                          "for model_type \"deepseek_v4\", unless layer_types gives the attention kinds");
   kinds.resize(total, Kind::kWindow);
   return kinds;
 }

@@ -38,9 +38,8 @@ Result<std::optional<std::string>> read_blocks(Fields& config, std::string_view 
       }
     }
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(const auto words,
-                              config.optional_words(list_key, {"linear_attention", "full_attention", "mlp", "moe",
-                                                               "mamba", "attention"}));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto words, config.optional_words(list_key, {"linear_attention", "full_attention",
+                                                                                 "mlp", "moe", "mamba", "attention"}));
   if (!words) return pattern;
   std::string listed;
   for (const std::string& word : *words) {
@@ -49,9 +48,9 @@ Result<std::optional<std::string>> read_blocks(Fields& config, std::string_view 
     }
   }
   if (pattern && *pattern != listed) {
-    return config.invalid(list_key, *config.get(list_key),
-                          "disagrees with " + std::string(pattern_key) + " = \"" + *pattern + "\" (reads as \"" +
-                              listed + "\")");
+    return config.invalid(
+        list_key, *config.get(list_key),
+        "disagrees with " + std::string(pattern_key) + " = \"" + *pattern + "\" (reads as \"" + listed + "\")");
   }
   return std::optional(listed);
 }
@@ -177,11 +176,11 @@ Result<Model> import_nemotron_h(Fields& config, Notes&) {
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> main,
                               read_blocks(config, "hybrid_override_pattern", "layers_block_type"));
-  if (!main) return config.missing("hybrid_override_pattern",
-                                               "for model_type \"nemotron_h\", unless layers_block_type lists the layers");
+  if (!main)
+    return config.missing("hybrid_override_pattern",
+                          "for model_type \"nemotron_h\", unless layers_block_type lists the layers");
   if (main->empty()) return config.invalid("hybrid_override_pattern", json(""), "must hold at least one layer");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> layers,
-                              config.optional_positive("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> layers, config.optional_positive("num_hidden_layers"));
   if (layers && *layers != static_cast<std::int64_t>(main->size())) {
     return config.invalid("num_hidden_layers", *layers,
                           "the layer pattern has " + std::to_string(main->size()) + " layers");
@@ -219,11 +218,29 @@ Result<Model> import_nemotron_h(Fields& config, Notes&) {
   builder.ignore_unused();
   // Settings of numerics, kernels and routing; `expand` and `conv_kernel` do
   // not enter the count (Megatron-LM's Mamba formula has no convolution term).
-  config.ignore({"expand", "conv_kernel", "chunk_size", "mamba_hidden_act", "mlp_hidden_act", "use_conv_bias",
-                 "use_bias", "mamba_proj_bias", "time_step_min", "time_step_max", "time_step_limit",
-                 "time_step_floor", "residual_in_fp32", "rescale_prenorm_residual", "num_logits_to_keep",
-                 "use_mamba_kernels", "mamba_ssm_cache_dtype", "n_group", "topk_group", "routed_scaling_factor",
-                 "norm_topk_prob", "moe_shared_expert_overlap", "n_shared_experts"});
+  config.ignore({"expand",
+                 "conv_kernel",
+                 "chunk_size",
+                 "mamba_hidden_act",
+                 "mlp_hidden_act",
+                 "use_conv_bias",
+                 "use_bias",
+                 "mamba_proj_bias",
+                 "time_step_min",
+                 "time_step_max",
+                 "time_step_limit",
+                 "time_step_floor",
+                 "residual_in_fp32",
+                 "rescale_prenorm_residual",
+                 "num_logits_to_keep",
+                 "use_mamba_kernels",
+                 "mamba_ssm_cache_dtype",
+                 "n_group",
+                 "topk_group",
+                 "routed_scaling_factor",
+                 "norm_topk_prob",
+                 "moe_shared_expert_overlap",
+                 "n_shared_experts"});
   return model;
 }
 

@@ -1,11 +1,12 @@
 // Workloads from text: cu_seqlens files (text or NumPy .npy), sizes such as
 // 4k, and lists of context lengths.
+#include "trainflops/workload_text.h"
+
 #include <cstdint>
 #include <cstring>
 
 #include "trainflops/input_file.h"
 #include "trainflops/workload.h"
-#include "trainflops/workload_text.h"
 
 namespace trainflops {
 namespace {
@@ -77,8 +78,8 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   const std::size_t data_bytes = bytes.size() - data_start;
   // Compared by division: the shape may be any size, and its product with the width could overflow.
   if (*count > static_cast<Int128>(data_bytes / width)) {
-    return fail("holds " + std::to_string(data_bytes) + " data bytes, the shape (" + to_decimal(*count) +
-                ",) needs " + std::to_string(width) + " bytes per entry");
+    return fail("holds " + std::to_string(data_bytes) + " data bytes, the shape (" + to_decimal(*count) + ",) needs " +
+                std::to_string(width) + " bytes per entry");
   }
   std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -115,8 +116,8 @@ Result<std::int64_t> parse_size(std::string_view text, std::string_view field, s
   const std::optional<Int128> number = parse_decimal(digits);
   const std::optional<Int128> value = number ? checked_mul(*number, scale) : std::nullopt;
   if (!value || *value > INT64_MAX) {
-    return Error(ErrorCode::kOverflow, std::string(field) + " = \"" + std::string(text) + "\": must be at most " +
-                                           std::to_string(INT64_MAX));
+    return Error(ErrorCode::kOverflow,
+                 std::string(field) + " = \"" + std::string(text) + "\": must be at most " + std::to_string(INT64_MAX));
   }
   if (*value < minimum) return invalid();
   return static_cast<std::int64_t>(*value);

@@ -41,8 +41,8 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
       current->push_back(static_cast<LayerSymbol>(c));
       if (current == &parsed.main) ++parsed.main_stage_layers.back();
     } else {
-      return pattern_error(
-          pattern, "'" + std::string(1, c) + "'" + position + " is not a layer symbol (M G * + D W C H - E, with | [ ] /)");
+      return pattern_error(pattern, "'" + std::string(1, c) + "'" + position +
+                                        " is not a layer symbol (M G * + D W C H - E, with | [ ] /)");
     }
   }
   if (bracket_depth != 0) return pattern_error(pattern, "a '[' is never closed");

@@ -53,7 +53,8 @@ Status check(const Checker& c, const GqaAttention& a) {
   }
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("window", a.window));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("chunk", a.chunk));
-  if (a.window && a.chunk) return c.error("chunk", *a.chunk, "cannot be combined with window = " + std::to_string(*a.window));
+  if (a.window && a.chunk)
+    return c.error("chunk", *a.chunk, "cannot be combined with window = " + std::to_string(*a.window));
   return Ok{};
 }
 
@@ -225,8 +226,8 @@ Status validate(const Model& model) {
     staged += model.pipeline_stage_layers[i];
   }
   if (!model.pipeline_stage_layers.empty() && staged != static_cast<std::int64_t>(model.layers.size())) {
-    return Error("pipeline_stage_layers: the stages hold " + std::to_string(staged) + " decoder layers; the model has " +
-                 std::to_string(model.layers.size()));
+    return Error("pipeline_stage_layers: the stages hold " + std::to_string(staged) +
+                 " decoder layers; the model has " + std::to_string(model.layers.size()));
   }
   return Ok{};
 }

@@ -63,8 +63,8 @@ std::string render_table(const Report& report) {
     out += "executed   " + format_flops(total) + " FLOPs  (" + with_unit(total) + ", HFU's numerator)\n";
     out += "exact      " + to_decimal(*report.total.exact) + "\n";
     const double model = report.model_total->value;
-    out += "model      " + format_flops(model) + " FLOPs  (" + with_unit(model) + ", MFU's numerator; executed / model = " +
-           printf_string("%.4f", total / model) + ")\n";
+    out += "model      " + format_flops(model) + " FLOPs  (" + with_unit(model) +
+           ", MFU's numerator; executed / model = " + printf_string("%.4f", total / model) + ")\n";
     out += "exact      " + to_decimal(*report.model_total->exact) + "\n";
   } else {
     out += "total      " + format_flops(total) + " FLOPs  (" + with_unit(total) + ")\n";
@@ -155,9 +155,9 @@ std::string csv_row(const std::string& section, const std::string& name, const s
 std::string render_table(const Report& report, const PipelineReport& pipeline) {
   const double total = report.total.value;
   std::string out = render_table(report);
-  out += "\npipeline   " + std::to_string(pipeline.stages.size()) + " stages (" + pipeline.origin + "); slowest stage " +
-         std::to_string(pipeline.slowest + 1) + ", imbalance " + printf_string("%.4f", pipeline.imbalance) +
-         " (max stage / mean stage)\n\n";
+  out += "\npipeline   " + std::to_string(pipeline.stages.size()) + " stages (" + pipeline.origin +
+         "); slowest stage " + std::to_string(pipeline.slowest + 1) + ", imbalance " +
+         printf_string("%.4f", pipeline.imbalance) + " (max stage / mean stage)\n\n";
   std::size_t width = 6;
   for (const PipelineStage& stage : pipeline.stages) width = std::max(width, stage.layers.size() + 2);
   const bool parameters = !pipeline.stages.empty() && pipeline.stages[0].parameters;

@@ -13,8 +13,8 @@ using nlohmann::ordered_json;
 
 // Table columns: components grouped into what a reader compares.
 enum class Group { kCoreAttention, kIndexer, kAttentionProjections, kMlpMoe, kOther };
-constexpr std::array kGroups = {Group::kCoreAttention, Group::kIndexer, Group::kAttentionProjections,
-                                Group::kMlpMoe, Group::kOther};
+constexpr std::array kGroups = {Group::kCoreAttention, Group::kIndexer, Group::kAttentionProjections, Group::kMlpMoe,
+                                Group::kOther};
 
 constexpr const char* group_title(Group group) {
   switch (group) {
@@ -53,12 +53,14 @@ constexpr std::optional<Group> group_of(Component component) {
   return std::nullopt;
 }
 
-static_assert([] {
-  for (Component component : kAllComponents) {
-    if (!group_of(component)) return false;
-  }
-  return true;
-}(), "every component belongs to a sweep group");
+static_assert(
+    [] {
+      for (Component component : kAllComponents) {
+        if (!group_of(component)) return false;
+      }
+      return true;
+    }(),
+    "every component belongs to a sweep group");
 
 double group_sum(const SweepPoint& point, Group group) {
   double sum = 0;
