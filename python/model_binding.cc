@@ -243,6 +243,9 @@ std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::hand
     input.dsa_indexer_grad_mode = grad_mode.cast<std::string>();
   }
   ResolvedModel resolved = value_or_throw(resolve_model(input));
+  for (const std::string& warning : resolved.warnings) {
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  }
   auto result = std::make_shared<PyModel>();
   result->model = std::move(resolved.model);
   result->seq_length = resolved.seq_length;

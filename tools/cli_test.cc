@@ -352,6 +352,27 @@ TEST(CliTest, HuggingFaceConfig) {
           "--make-vocab-size-divisible-by 1 --global-batch-size 2 --seq-length 16");
   ASSERT_EQ(megatron.status, 0) << megatron.err;
   EXPECT_EQ(nlohmann::json::parse(hf.out)["total"], nlohmann::json::parse(megatron.out)["total"]);
+  // A field trainflops does not know: a warning naming it, the count goes on; --strict makes it an error.
+  std::ofstream(dir + "new.json") << R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 256,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, "new_field": 1})";
+  const std::string unknown_field =
+      dir +
+      "new.json: new_field = 1: not a field trainflops knows for model_type \"llama\", "
+      "so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known fields)";
+  const CliRun warned = run("count --hf " + dir + "new.json --global-batch-size 2 --seq-length 16 --format json");
+  ASSERT_EQ(warned.status, 0) << warned.err;
+  EXPECT_EQ(warned.err, "trainflops: warning: " + unknown_field + "\n");
+  EXPECT_EQ(nlohmann::json::parse(warned.out)["total"], nlohmann::json::parse(hf.out)["total"]);
+  const CliRun strict = run("count --strict --hf " + dir + "new.json --global-batch-size 2 --seq-length 16");
+  EXPECT_EQ(strict.status, 2);
+  EXPECT_EQ(strict.err, "trainflops: " + unknown_field + "\n");
+  // A release directory: its config.json.
+  std::filesystem::create_directories(dir + "release");
+  std::filesystem::copy_file(dir + "config.json", dir + "release/config.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  const CliRun directory = run("count --hf " + dir + "release --global-batch-size 2 --seq-length 16 --format json");
+  ASSERT_EQ(directory.status, 0) << directory.err;
+  EXPECT_EQ(nlohmann::json::parse(directory.out)["total"], nlohmann::json::parse(hf.out)["total"]);
   std::ofstream(dir + "phi.json") << R"({"model_type": "phi3"})";
   const CliRun unknown = run("count --hf " + dir + "phi.json --global-batch-size 1 --seq-length 8");
   EXPECT_EQ(unknown.status, 2);

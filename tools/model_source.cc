@@ -20,6 +20,8 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--dsa-indexer-grad-mode", options.dsa_indexer_grad_mode,
                      "How every DSA indexer trains, whatever the model source: off, detached (dense KL loss), "
                      "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
+  command.add_flag("--strict", options.strict,
+                   "A Hugging Face config field trainflops does not know is an error (else a warning)");
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
 }
 
@@ -35,8 +37,10 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   input.hf_config = given(o.hf_file);
   if (o.megatron) input.megatron_flags = o.megatron_flags;
   input.dsa_indexer_grad_mode = given(o.dsa_indexer_grad_mode);
+  input.strict = o.strict;
   Result<ModelSource> source = resolve_model(input);
   if (!source.ok()) return source;
+  for (const std::string& warning : source.value().warnings) std::cerr << "trainflops: warning: " << warning << "\n";
   for (const std::string& assumed : source.value().assumed) std::cerr << "trainflops: assumed " << assumed << "\n";
   if (o.verbose) {
     for (const std::string& ignored : source.value().ignored) {

@@ -45,19 +45,27 @@ struct HfImport {
   // defaults for that model_type, one sentence each, e.g.
   //   "text_config.vocab_size = 262208 (absent; Transformers' Gemma3TextConfig default)".
   std::vector<std::string> assumed;
+  // Fields trainflops does not know (so it cannot tell whether they change
+  // FLOPs), one sentence each; empty when they are rejected.
+  std::vector<std::string> unknown;
 };
+
+// What a field that trainflops does not know is: a warning (listed in
+// HfImport::unknown; release configs gain fields that change nothing) or an
+// error (strict).
+enum class UnknownFields { kWarned, kRejected };
 
 // Parses a config.json's text. Errors name the field by its JSON path, the
 // value and the rule, e.g.
 //   "model_type = \"phi3\": not supported (supported: deepseek_v3, ...)"
 //   "layer_types[3] = \"chunked_attention\": must be full_attention or sliding_attention".
-Result<HfImport> import_hf_config(std::string_view json_text);
+Result<HfImport> import_hf_config(std::string_view json_text, UnknownFields unknown_fields = UnknownFields::kWarned);
 
-// The model alone.
+// The model alone; an unknown field is an error, since nothing could show it.
 Result<Model> parse_hf_config(std::string_view json_text);
 
 // Reads the file at `path` and parses it; errors are prefixed with the path.
-Result<HfImport> read_hf_import(const std::string& path);
+Result<HfImport> read_hf_import(const std::string& path, UnknownFields unknown_fields = UnknownFields::kWarned);
 Result<Model> read_hf_config(const std::string& path);
 
 // The supported model_type values, sorted.

@@ -26,6 +26,9 @@ struct ModelInput {
   // How every DSA indexer trains, overriding what the source says: "off",
   // "detached", "sparse" or "full".
   std::optional<std::string> dsa_indexer_grad_mode;
+  // A Hugging Face config field trainflops does not know: an error when
+  // strict, else a warning.
+  bool strict = false;
 };
 
 // The model, and what its source says beyond it.
@@ -35,7 +38,8 @@ struct ResolvedModel {
   // seq_length, a preset's seq_length.
   std::optional<std::int64_t> global_batch_size, seq_length;
   std::vector<std::string> ignored;  // inputs that do not change FLOPs
-  std::vector<std::string> assumed;  // values the source leaves out, filled in, one sentence each
+  std::vector<std::string> assumed;   // values the source leaves out, filled in, one sentence each
+  std::vector<std::string> warnings;  // inputs counted as if absent that may change FLOPs (unknown fields)
 };
 
 // Errors: no source or several ("give exactly one model source: ..."), and

@@ -73,6 +73,10 @@ CASES = [
          grad_mode="sparse"),
     Case("missing Hugging Face file", ("hf", "/nonexistent/config.json"), {"batch_size": 1, "seq_length": 8}),
     Case("flag misspelt", ("flags", ["--num-layer", "2"]), {"batch_size": 1}),
+] + [
+    # Every release config of tests/data/hf, as released.
+    Case("release " + config.stem, ("hf", config), {"batch_size": 2, "seq_length": 8192}, mode="model")
+    for config in sorted((DATA / "hf").glob("*.json"))
 ]
 
 

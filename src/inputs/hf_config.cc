@@ -82,7 +82,7 @@ std::string supported_list() {
   return list;
 }
 
-Result<HfImport> import_config(const json& config) {
+Result<HfImport> import_config(const json& config, UnknownFields unknown_fields) {
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields top, Fields::open(config, "", ""));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> model_type, top.optional_text("model_type"));
   if (!model_type) {
@@ -103,36 +103,37 @@ Result<HfImport> import_config(const json& config) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> name, fields.optional_text("_name_or_path"));
   Notes notes;
   TRAINFLOPS_ASSIGN_OR_RETURN(Model model, importer(fields, notes));
-  TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::string> ignored, fields.finish());
+  const Fields::Unread unread = fields.finish();
+  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
+  if (unknown_fields == UnknownFields::kRejected && !notes.unknown.empty()) return Error(notes.unknown.front());
   model.name = name && !name->empty() ? *name : *model_type;
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  HfImport result{std::move(model), std::move(notes.ignored), std::move(notes.assumed)};
-  result.ignored.insert(result.ignored.end(), ignored.begin(), ignored.end());
-  return result;
+  return HfImport{std::move(model), std::move(notes.ignored), std::move(notes.assumed), std::move(notes.unknown)};
 }
 
 }  // namespace
 }  // namespace hf
 
-Result<HfImport> import_hf_config(std::string_view json_text) {
+Result<HfImport> import_hf_config(std::string_view json_text, UnknownFields unknown_fields) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const hf::json config, parse_json<hf::json>(json_text, JsonComments::kRejected));
-  return hf::import_config(config);
+  return hf::import_config(config, unknown_fields);
 }
 
 Result<Model> parse_hf_config(std::string_view json_text) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, import_hf_config(json_text));
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, import_hf_config(json_text, UnknownFields::kRejected));
   return std::move(imported.model);
 }
 
-Result<HfImport> read_hf_import(const std::string& path) {
+Result<HfImport> read_hf_import(const std::string& path, UnknownFields unknown_fields) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
-  Result<HfImport> imported = import_hf_config(text);
+  Result<HfImport> imported = import_hf_config(text, unknown_fields);
   if (!imported.ok()) return imported.error().context(path);
   return imported;
 }
 
 Result<Model> read_hf_config(const std::string& path) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(path));
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(path, UnknownFields::kRejected));
   return std::move(imported.model);
 }
 

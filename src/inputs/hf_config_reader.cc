@@ -1,5 +1,7 @@
 #include "inputs/hf_config_reader.h"
 
+#include "trainflops/edit_distance.h"
+
 #include <limits>
 
 #include "trainflops/model.h"
@@ -47,8 +49,15 @@ const json* Fields::get(std::string_view key) {
 }
 
 Error Fields::missing(std::string_view key, const std::string& when) const {
+  std::vector<std::string_view> unread;
+  for (const auto& [present, value] : object_->items()) {
+    if (!read_.count(present) && !ignored_.count(present)) unread.push_back(present);
+  }
+  // One edit for short names: two would pair q_lora_rank with kv_lora_rank.
+  const std::optional<std::string> typo = nearest_name(key, unread, key.size() > 12 ? 2 : 1);
   return Error(path_of(key) + " is missing: required " +
-               (when.empty() ? "for model_type \"" + model_type_ + "\"" : when));
+               (when.empty() ? "for model_type \"" + model_type_ + "\"" : when) +
+               (typo ? " (the config has " + path_of(*typo) + ": a misspelling?)" : ""));
 }
 
 Error Fields::invalid(std::string_view key, const json& value, const std::string& rule) const {
@@ -244,22 +253,30 @@ void Fields::ignore_common() {
       "attention_bias",
       "mlp_bias",
       "tie_word_embeddings",
+      "norm_eps",
+      // tensor-parallel pretraining splits, router precision, RoPE variants
+      "pretraining_tp",
+      "moe_router_dtype",
+      "router_dtype",
+      "llama_4_scaling",
+      "use_mrope",
   });
 }
 
-Result<std::vector<std::string>> Fields::finish() const {
-  std::vector<std::string> ignored;
+Fields::Unread Fields::finish() const {
+  Unread unread;
   for (const auto& [key, value] : object_->items()) {
     if (read_.count(key)) continue;
-    if (!ignored_.count(key)) {
-      return Error(path_of(key) + " = " + brief(value) + ": not a field trainflops knows for model_type \"" +
-                   model_type_ +
-                   "\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
-                   "fields)");
+    if (ignored_.count(key)) {
+      unread.ignored.push_back(path_of(key));
+      continue;
     }
-    ignored.push_back(path_of(key));
+    unread.unknown.push_back(path_of(key) + " = " + brief(value) + ": not a field trainflops knows for model_type \"" +
+                             model_type_ +
+                             "\", so it cannot tell whether it changes FLOPs (docs/hf-import.md lists the known "
+                             "fields)");
   }
-  return ignored;
+  return unread;
 }
 
 }  // namespace trainflops::hf

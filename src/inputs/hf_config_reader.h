@@ -57,8 +57,9 @@ class Fields {
   Result<std::optional<std::vector<std::int64_t>>> optional_indices(std::string_view key, std::int64_t bound,
                                                                     const std::string& bound_name);
 
-  // Errors about a field: "<path> is missing: required <when>" and
-  // "<path> = <value>: <rule>".
+  // Errors about a field: "<path> is missing: required <when>" (with a
+  // did-you-mean when an unread key of the config is one or two edits away)
+  // and "<path> = <value>: <rule>".
   Error missing(std::string_view key, const std::string& when = "") const;
   Error invalid(std::string_view key, const json& value, const std::string& rule) const;
   Error invalid(std::string_view key, std::int64_t value, const std::string& rule) const;
@@ -70,9 +71,13 @@ class Fields {
   // and tied embeddings (docs/hf-import.md lists them).
   void ignore_common();
 
-  // Fails on the first key neither read nor ignored, in the config's order;
-  // else returns the ignored keys that are present, by path, in that order.
-  Result<std::vector<std::string>> finish() const;
+  // The keys that were not read, by path, in the config's order: those
+  // declared as not changing FLOPs, and the unknown ones, each as a sentence
+  // ("<path> = <value>: not a field trainflops knows for model_type ...").
+  struct Unread {
+    std::vector<std::string> ignored, unknown;
+  };
+  Unread finish() const;
 
  private:
   Fields(const json& object, std::string path, std::string model_type)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "trainflops/count.h"
 #include "trainflops/int128.h"
 #include "trainflops/megatron_args.h"
+#include "trainflops/presets.h"
 
 namespace trainflops {
 namespace {
@@ -697,22 +699,23 @@ TEST(HfConfigTest, DeepSeekV4AttentionKinds) {
   }
 }
 
+// A release config with `key` set to `value` (a JSON text), or removed
+// when `value` is empty.
+std::string with(const std::string& config, const std::string& key, const std::string& value) {
+  nlohmann::json object = nlohmann::json::parse(config);
+  if (value.empty()) {
+    object.erase(key);
+  } else {
+    object[key] = nlohmann::json::parse(value);
+  }
+  return object.dump();
+}
+
 // Every message an importer gives, exactly.
 TEST(HfConfigTest, Errors) {
   const std::string supported =
       "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, glm_moe_dsa, gpt_oss, llama, mistral, mixtral, "
       "nemotron_h, qwen2, qwen3, qwen3_moe, qwen3_next";
-  // A release config with `key` set to `value` (a JSON text), or removed
-  // when `value` is empty.
-  const auto with = [](const std::string& config, const std::string& key, const std::string& value) {
-    nlohmann::json object = nlohmann::json::parse(config);
-    if (value.empty()) {
-      object.erase(key);
-    } else {
-      object[key] = nlohmann::json::parse(value);
-    }
-    return object.dump();
-  };
   const std::string tiny_glm = R"({"model_type": "glm_moe_dsa", "hidden_size": 64, "vocab_size": 100,
     "num_hidden_layers": 4, "num_attention_heads": 2, "q_lora_rank": 16, "kv_lora_rank": 8,
     "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 128,
@@ -855,6 +858,56 @@ TEST(HfConfigTest, Errors) {
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.error().message(), c.message);
   }
+}
+
+// Release configs as published (tests/data/hf/, copied verbatim): each
+// imports with no field unknown, strict.
+TEST(HfConfigTest, ReleaseConfigsImportUnedited) {
+  std::size_t configs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TRAINFLOPS_TEST_DATA) + "/hf")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Result<HfImport> imported = read_hf_import(entry.path(), UnknownFields::kRejected);
+    ASSERT_TRUE(imported.ok()) << imported.error().message();
+    EXPECT_TRUE(imported.value().unknown.empty());
+    ++configs;
+  }
+  EXPECT_GE(configs, 6u);
+}
+
+// GLM-5.1's release config is the GLM-5 architecture: the glm-5 preset counts the same.
+TEST(HfConfigTest, TheGlm5PresetIsTheGlm51Release) {
+  const Model release = read_hf_config(std::string(TRAINFLOPS_TEST_DATA) + "/hf/glm-5.1.json").value();
+  const Model preset = preset_model(find_preset("glm-5").value()).value();
+  for (const Mode mode : {Mode::kMegatron, Mode::kModel, Mode::kExecuted}) {
+    SCOPED_TRACE(std::string(mode_name(mode)));
+    const Flops from_release = count(release, PackedDocuments{{4096, 100000, 7}}, mode).value().total;
+    const Flops from_preset = count(preset, PackedDocuments{{4096, 100000, 7}}, mode).value().total;
+    EXPECT_EQ(from_release.value, from_preset.value);
+    if (from_release.exact) EXPECT_EQ(to_decimal(*from_release.exact), to_decimal(*from_preset.exact));
+  }
+}
+
+// A field trainflops does not know: a warning by default (the import goes on,
+// naming it), an error when strict; a missing field suggests a misspelt one;
+// a stated qk_head_dim must be the sum of its parts.
+TEST(HfConfigTest, UnknownFieldsMisspellingsAndConsistency) {
+  const std::string unknown = with(kLlama31_8B, "new_field", "3");
+  const Result<HfImport> warned = import_hf_config(unknown);
+  ASSERT_TRUE(warned.ok()) << warned.error().message();
+  const std::string message =
+      "new_field = 3: not a field trainflops knows for model_type \"llama\", so it cannot tell whether it changes "
+      "FLOPs (docs/hf-import.md lists the known fields)";
+  EXPECT_EQ(warned.value().unknown, std::vector<std::string>{message});
+  EXPECT_EQ(import_hf_config(unknown, UnknownFields::kRejected).error().message(), message);
+  std::string misspelt = with(kLlama31_8B, "num_hidden_layers", "");
+  misspelt.insert(1, R"("num_hiden_layers": 32, )");
+  EXPECT_EQ(import_hf_config(misspelt).error().message(),
+            "num_hidden_layers is missing: required for model_type \"llama\" (the config has num_hiden_layers: a "
+            "misspelling?)");
+  EXPECT_EQ(import_hf_config(with(kDeepSeekV3, "qk_head_dim", "200")).error().message(),
+            "qk_head_dim = 200: must be qk_nope_head_dim + qk_rope_head_dim = 192");
+  EXPECT_TRUE(import_hf_config(with(kDeepSeekV3, "qk_head_dim", "192")).ok());
 }
 
 // A Nemotron-H pattern with MoE layers, a latent space and MTP depths, from

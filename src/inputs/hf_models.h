@@ -21,6 +21,7 @@ namespace trainflops::hf {
 struct Notes {
   std::vector<std::string> ignored;  // of nested objects; the top level's are added last
   std::vector<std::string> assumed;
+  std::vector<std::string> unknown;  // of nested objects, likewise
 };
 
 using Importer = Result<Model> (*)(Fields& config, Notes& notes);

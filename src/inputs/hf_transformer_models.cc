@@ -228,8 +228,9 @@ Result<Model> import_gemma3(Fields& config, Notes& notes) {
     return text.invalid("model_type", json(*text_type), "must be gemma3_text in a gemma3 config");
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(Model model, import_gemma3_text(text, notes));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::string> ignored, text.finish());
-  notes.ignored.insert(notes.ignored.end(), ignored.begin(), ignored.end());
+  const Fields::Unread unread = text.finish();
+  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
   return model;
 }
 

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "inputs/megatron_known_flags.h"
+#include "trainflops/edit_distance.h"
 
 namespace trainflops {
 namespace {
@@ -444,49 +445,14 @@ std::string ignored_entry(const FlagUse& use, Tokens& tokens) {
 
 // --- typos -------------------------------------------------------------------
 
-// Optimal string alignment distance: insertions, deletions, substitutions and
-// swaps of neighbours, each one edit.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
-  std::iota(previous.begin(), previous.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        current[j] = std::min(current[j], before[j - 2] + 1);
-      }
-    }
-    std::swap(before, previous);
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
-
 // The flag an unknown one is most likely a misspelling of: the nearest
 // relevant or known flag within 2 edits (1 for names of at most 8
 // characters), the first of equals.
 std::optional<std::string> likely_intended(std::string_view unknown) {
-  const std::size_t name_length = unknown.size() - 2;
-  std::size_t nearest_distance = (name_length > 8 ? 2 : 1) + 1;
-  std::optional<std::string> nearest;
-  const auto consider = [&](std::string_view candidate) {
-    // The distance is at least the difference in length: most candidates are
-    // out of reach without aligning them (a long garbled flag met each of the
-    // known flags' full alignment before).
-    const std::size_t length_gap =
-        unknown.size() > candidate.size() ? unknown.size() - candidate.size() : candidate.size() - unknown.size();
-    if (length_gap >= nearest_distance) return;
-    const std::size_t distance = edit_distance(unknown, candidate);
-    if (distance < nearest_distance) {
-      nearest_distance = distance;
-      nearest = std::string(candidate);
-    }
-  };
-  for (const std::string& flag : relevant_flags()) consider(flag);
-  for (const std::string_view flag : megatron_known_flags()) consider(flag);
-  return nearest;
+  const std::vector<std::string> relevant = relevant_flags();
+  std::vector<std::string_view> candidates(relevant.begin(), relevant.end());
+  for (const std::string_view flag : megatron_known_flags()) candidates.push_back(flag);
+  return nearest_name(unknown, candidates, unknown.size() - 2 > 8 ? 2 : 1);
 }
 
 // --- Megatron-LM's defaults and derivations ----------------------------------

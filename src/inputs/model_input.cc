@@ -51,11 +51,13 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
   std::string path = *in.hf_config;
   std::error_code ignored_error;
   if (std::filesystem::is_directory(path, ignored_error)) path = (std::filesystem::path(path) / "config.json").string();
-  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, read_hf_import(path));
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported,
+                              read_hf_import(path, in.strict ? UnknownFields::kRejected : UnknownFields::kWarned));
   ResolvedModel resolved;
   resolved.model = std::move(imported.model);
   resolved.ignored = std::move(imported.ignored);
   resolved.assumed = std::move(imported.assumed);
+  for (const std::string& unknown : imported.unknown) resolved.warnings.push_back(path + ": " + unknown);
   return resolved;
 }
 
