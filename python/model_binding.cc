@@ -131,13 +131,26 @@ std::shared_ptr<PyModel> from_file(const std::string& path) {
   return from_megatron_args(parsed.value().args, std::move(parsed.value().ignored));
 }
 
-std::shared_ptr<PyModel> from_flags(py::handle words) {
-  std::vector<std::string> flags;
-  for (py::handle word : words) flags.push_back(word.cast<std::string>());
-  ParsedMegatronFlags parsed = value_or_throw(parse_megatron_flags(flags));
-  auto result = from_megatron_args(parsed.args, std::move(parsed.ignored));
-  result->global_batch_size = parsed.global_batch_size;
+// A model the library resolved (model_input.h); its warnings go to Python's.
+std::shared_ptr<PyModel> from_input(const ModelInput& input) {
+  ResolvedModel resolved = value_or_throw(resolve_model(input));
+  for (const std::string& warning : resolved.warnings) {
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  }
+  auto result = std::make_shared<PyModel>();
+  result->model = std::move(resolved.model);
+  result->seq_length = resolved.seq_length;
+  result->global_batch_size = resolved.global_batch_size;
+  result->ignored = std::move(resolved.ignored);
+  result->assumed = std::move(resolved.assumed);
   return result;
+}
+
+std::shared_ptr<PyModel> from_flags(py::handle words) {
+  ModelInput input;
+  input.megatron_flags.emplace();
+  for (py::handle word : words) input.megatron_flags->push_back(word.cast<std::string>());
+  return from_input(input);
 }
 
 bool all_strings(py::handle sequence) {
@@ -242,17 +255,7 @@ std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::hand
     }
     input.dsa_indexer_grad_mode = grad_mode.cast<std::string>();
   }
-  ResolvedModel resolved = value_or_throw(resolve_model(input));
-  for (const std::string& warning : resolved.warnings) {
-    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
-  }
-  auto result = std::make_shared<PyModel>();
-  result->model = std::move(resolved.model);
-  result->seq_length = resolved.seq_length;
-  result->global_batch_size = resolved.global_batch_size;
-  result->ignored = std::move(resolved.ignored);
-  result->assumed = std::move(resolved.assumed);
-  return result;
+  return from_input(input);
 }
 
 void bind_model(py::module_& module) {

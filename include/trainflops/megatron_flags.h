@@ -66,10 +66,16 @@ namespace trainflops {
 struct ParsedMegatronFlags {
   MegatronArgs args;                              // what Megatron-LM's validated args would hold
   std::optional<std::int64_t> global_batch_size;  // --global-batch-size, if given
+  std::optional<std::string> tokenizer_type;      // --tokenizer-type, if given
   std::vector<std::string> ignored;               // flags that do not change FLOPs, with values: "--lr 3e-4"
 };
 
 Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv);
+
+// The model the flags describe. Without --vocab-size or --padded-vocab-size
+// Megatron-LM reads the vocabulary from the tokenizer's files, which
+// trainflops cannot: an error that names both flags (and the tokenizer).
+Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags);
 
 }  // namespace trainflops
 

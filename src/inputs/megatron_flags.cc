@@ -52,8 +52,7 @@ struct Extras {
   std::optional<std::string> tokenizer_type;
 };
 
-// Megatron-LM's NullTokenizer reports --vocab-size plus one end-of-document
-// token as its vocabulary, and that is what gets padded.
+// Names where the vocabulary comes from when --vocab-size does not give it.
 constexpr std::string_view kTokenizerType = "--tokenizer-type";
 
 // The KPool tail is on unless switched off, as in Megatron-LM.
@@ -545,10 +544,13 @@ Error not_positive(std::string_view flag, int64_t value) {
 
 // Megatron-LM's _vocab_size_with_padding: the vocabulary rounded up to a
 // multiple of make_vocab_size_divisible_by * tensor_model_parallel_size.
+// Since April 2026 Megatron-LM's NullTokenizer adds no end-of-document token:
+// --vocab-size is the vocabulary it pads. Another tokenizer's vocabulary is
+// in its model file, which trainflops cannot read.
 Status derive_padded_vocab_size(const Extras& e, MegatronArgs& a) {
   if (a.padded_vocab_size || !e.vocab_size) return Ok{};
   if (*e.vocab_size <= 0) return not_positive("--vocab-size", *e.vocab_size);
-  const int64_t vocab = *e.vocab_size + (e.tokenizer_type == "NullTokenizer" ? 1 : 0);
+  const int64_t vocab = *e.vocab_size;
   const int64_t divisible_by = e.make_vocab_size_divisible_by.value_or(128);  // Megatron-LM's default
   const int64_t tp = e.tensor_model_parallel_size.value_or(1);                // Megatron-LM's default
   if (divisible_by <= 0) return not_positive("--make-vocab-size-divisible-by", divisible_by);
@@ -599,8 +601,20 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
     parsed.ignored.push_back(ignored_entry(use, tokens));
   }
   parsed.global_batch_size = extras.global_batch_size;
+  parsed.tokenizer_type = extras.tokenizer_type;
   TRAINFLOPS_RETURN_IF_ERROR(apply_megatron_defaults(extras, parsed.args));
   return parsed;
+}
+
+Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags) {
+  if (!flags.args.padded_vocab_size) {
+    const std::string source =
+        flags.tokenizer_type ? "the tokenizer (--tokenizer-type " + *flags.tokenizer_type + ")" : "the tokenizer";
+    return Error("--vocab-size is missing: Megatron-LM takes the vocabulary from " + source +
+                 ", which trainflops cannot read; give --vocab-size (the tokenizer's vocabulary, padded as "
+                 "Megatron-LM pads it) or --padded-vocab-size");
+  }
+  return model_from_megatron_args(flags.args);
 }
 
 }  // namespace trainflops

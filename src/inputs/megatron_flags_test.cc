@@ -283,8 +283,9 @@ TEST(MegatronFlagsTest, PadsTheVocabularyAsMegatron) {
       {{"--vocab-size", "50257", "--padded-vocab-size", "50300"}, "padded_vocab_size", "50300"},
       {{"--padded-vocab-size", "50300", "--vocab-size", "50257"}, "padded_vocab_size", "50300"},
       {{"--tensor-model-parallel-size", "8"}, "padded_vocab_size", "None"},
-      // NullTokenizer adds an end-of-document token before padding: 128 + 1 pads to 256.
-      {{"--vocab-size", "128", "--tokenizer-type", "NullTokenizer"}, "padded_vocab_size", "256"},
+      // Since April 2026 NullTokenizer adds no end-of-document token: 128256 stays 128256.
+      {{"--vocab-size", "128", "--tokenizer-type", "NullTokenizer"}, "padded_vocab_size", "128"},
+      {{"--vocab-size", "128256", "--tokenizer-type", "NullTokenizer"}, "padded_vocab_size", "128256"},
       {{"--vocab-size", "128", "--tokenizer-type", "HuggingFaceTokenizer"}, "padded_vocab_size", "128"},
   });
   expect_errors({

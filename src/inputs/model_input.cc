@@ -29,7 +29,9 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
   }
   if (in.megatron_flags) {
     TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronFlags flags, parse_megatron_flags(*in.megatron_flags));
-    TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(flags.args));
+    ResolvedModel resolved;
+    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags));
+    resolved.seq_length = flags.args.seq_length;
     resolved.global_batch_size = flags.global_batch_size;
     resolved.ignored = std::move(flags.ignored);
     return resolved;
