@@ -598,6 +598,11 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
         return Error("unknown flag " + std::string(use.name) + ": did you mean " + *intended + "?");
       }
     }
+    if (use.name == "--use-checkpoint-args") {
+      return Error(
+          "--use-checkpoint-args: the model comes from the checkpoint, which trainflops cannot read; remove the flag "
+          "to count the model the other flags describe");
+    }
     parsed.ignored.push_back(ignored_entry(use, tokens));
   }
   parsed.global_batch_size = extras.global_batch_size;

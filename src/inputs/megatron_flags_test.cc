@@ -370,6 +370,9 @@ TEST(MegatronFlagsTest, RejectsBadLayerFrequencyPatterns) {
       {{"--linear-attention-freq", "[1,1,1,0"},
        "--linear-attention-freq = \"[1,1,1,0\": ends where ',' or ']' is expected"},
       {{"--moe-layer-freq"}, "--moe-layer-freq: expects a value"},
+      {{"--num-layers", "4", "--use-checkpoint-args"},
+       "--use-checkpoint-args: the model comes from the checkpoint, which trainflops cannot read; remove the flag to "
+       "count the model the other flags describe"},
       // Nesting is limited (the evaluator recurses); a long value is shown by its start.
       {{"--moe-layer-freq", std::string(101, '[') + std::string(101, ']')},
        "--moe-layer-freq = \"" + std::string(100, '[') +
