@@ -309,6 +309,37 @@ TEST(CliTest, DsaIndexerGradModeForAnySource) {
             "trainflops: dsa_indexer_grad_mode = \"full\": the model has no DSA layer, so no indexer to train\n");
 }
 
+// Megatron-LM's recompute and pipeline flags count inside --megatron -- as
+// trainflops' own options do outside.
+TEST(CliTest, RecomputeAndPipelineFlagsOfMegatronLm) {
+  const std::string model =
+      " --megatron -- --num-layers 6 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 16 "
+      "--global-batch-size 2";
+  for (const char* granularity : {"full", "selective"}) {
+    SCOPED_TRACE(granularity);
+    const CliRun inside =
+        run(std::string("count --mode executed --format json") + model + " --recompute-granularity " + granularity);
+    const CliRun outside = run(std::string("count --mode executed --format json --recompute ") + granularity + model);
+    ASSERT_EQ(inside.status, 0) << inside.err;
+    EXPECT_EQ(inside.out, outside.out);
+  }
+  // Model FLOPs exclude recomputation: megatron mode counts a launch script with it as without.
+  const CliRun megatron = run("count --format json" + model + " --recompute-granularity full");
+  EXPECT_EQ(megatron.out, run("count --format json" + model).out);
+  const CliRun stages_inside =
+      run("count --format json" + model + " --pipeline-model-parallel-size 3 --decoder-first-pipeline-num-layers 2");
+  const CliRun stages_outside =
+      run("count --format json --pipeline-stages 3 --decoder-first-pipeline-num-layers 2" + model);
+  ASSERT_EQ(stages_inside.status, 0) << stages_inside.err;
+  EXPECT_EQ(nlohmann::json::parse(stages_inside.out)["pipeline"]["stages"].size(), 3u);
+  EXPECT_EQ(stages_inside.out, stages_outside.out);
+  const CliRun block = run("count --mode executed" + model + " --recompute-granularity full --recompute-method block");
+  EXPECT_EQ(block.status, 2);
+  EXPECT_EQ(block.err,
+            "trainflops: --recompute-method = \"block\": recomputing only some layers of a stage is not counted; "
+            "uniform (every layer) is\n");
+}
+
 // --pipeline-stages adds the stages to every format; their FLOPs sum to the total.
 TEST(CliTest, PipelineStages) {
   const CliRun json =

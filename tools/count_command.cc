@@ -13,17 +13,19 @@ namespace {
 struct CountOptions {
   ModelOptions model;
   WorkloadOptions workload;
-  std::string mode = "megatron", format = "table", recompute = "none";
+  std::string mode = "megatron", format = "table", recompute;  // recompute: empty as the source says
   PipelineSplit pipeline;
 };
 
 Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, parse_recompute(o.recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout, pipeline_layout(source.model, o.pipeline));
+  const bool split_given = o.pipeline.stages || o.pipeline.first_stage_layers || o.pipeline.last_stage_layers;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout,
+                              pipeline_layout(source.model, split_given ? o.pipeline : source.pipeline));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
   if (layout.stage_layers.empty()) return render(report, format);
   // Parameters per stage where they can be counted (an MoE layer without
@@ -41,7 +43,8 @@ Runner add_count_command(CLI::App& app) {
   add_workload_options(*command, options->workload);
   command->add_option("--mode", options->mode, "megatron (default), model or executed");
   command->add_option("--recompute", options->recompute,
-                      "Executed mode: none (default), selective (core attention) or full (every layer)");
+                      "Executed mode: none, selective (core attention) or full (every layer); default: what "
+                      "--megatron -- --recompute-granularity says, else none");
   command->add_option("--format", options->format, "table (default), json or csv");
   command->add_option("--pipeline-stages", options->pipeline.stages,
                       "Report FLOPs per pipeline stage: an even split of the decoder layers (Megatron-LM's "

@@ -18,7 +18,7 @@ namespace {
 struct MfuOptions {
   ModelOptions model;
   WorkloadOptions workload;
-  std::string mode = "megatron", recompute = "none";
+  std::string mode = "megatron", recompute;  // recompute: empty as the source says
   std::optional<double> step_time_s;
   std::optional<std::int64_t> num_gpus;
   std::string gpu, dtype = "bf16";
@@ -47,9 +47,9 @@ Result<Peak> choose_peak(const MfuOptions& o) {
 
 Result<std::string> run_mfu(const MfuOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, parse_recompute(o.recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Peak peak, choose_peak(o));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
   // Executed mode counts both numerators: the model total (MFU) and the executed one (HFU).
@@ -87,7 +87,8 @@ Runner add_mfu_command(CLI::App& app) {
   add_workload_options(*command, options->workload);
   command->add_option("--mode", options->mode, "megatron (default), model, or executed (adds HFU)");
   command->add_option("--recompute", options->recompute,
-                      "Executed mode: none (default), selective (core attention) or full (every layer)");
+                      "Executed mode: none, selective (core attention) or full (every layer); default: what "
+                      "--megatron -- --recompute-granularity says, else none");
   command->add_option("--step-time", options->step_time_s, "Seconds per iteration")->required();
   command->add_option("--num-gpus", options->num_gpus, "GPUs the iteration runs on")->required();
   command->add_option("--gpu", options->gpu, "GPU type: " + peak_table_gpus() + " (docs/mfu.md)");

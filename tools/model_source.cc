@@ -50,4 +50,10 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   return source;
 }
 
+Result<Recompute> recompute_to_count(const std::string& option, const ModelSource& source, Mode mode) {
+  if (!option.empty()) return parse_recompute(option);
+  if (mode == Mode::kExecuted && source.recompute) return parse_recompute(*source.recompute);
+  return Recompute::kNone;
+}
+
 }  // namespace trainflops::cli

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "trainflops/count.h"
 #include "trainflops/model_input.h"
 #include "trainflops/result.h"
 
@@ -31,6 +32,11 @@ using ModelSource = ResolvedModel;
 // Resolves the model; lists the assumed values on stderr, and with --verbose
 // the ignored inputs too.
 Result<ModelSource> load_model(const ModelOptions& options);
+
+// The recomputation to count: --recompute when given (`option` not empty),
+// else, in executed mode, what the source says (Megatron-LM's
+// --recompute-granularity), else none.
+Result<Recompute> recompute_to_count(const std::string& option, const ModelSource& source, Mode mode);
 
 }  // namespace trainflops::cli
 

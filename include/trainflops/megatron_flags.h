@@ -67,6 +67,8 @@ struct ParsedMegatronFlags {
   MegatronArgs args;                              // what Megatron-LM's validated args would hold
   std::optional<std::int64_t> global_batch_size;  // --global-batch-size, if given
   std::optional<std::string> tokenizer_type;      // --tokenizer-type, if given
+  PipelineSplit pipeline;                         // --pipeline-model-parallel-size, first/last stage layers
+  std::optional<std::string> recompute;           // --recompute-granularity: "full" or "selective"
   std::vector<std::string> ignored;               // flags that do not change FLOPs, with values: "--lr 3e-4"
 };
 

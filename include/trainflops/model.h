@@ -197,6 +197,15 @@ struct Model {
   std::vector<std::int64_t> pipeline_stage_layers;
 };
 
+// How to split the decoder, as Megatron-LM's arguments say it.
+struct PipelineSplit {
+  std::optional<std::int64_t> stages;  // pipeline_stages (--pipeline-model-parallel-size)
+  // Megatron-LM's uneven split: the first and/or last stage hold this many
+  // decoder layers, the others share the rest evenly.
+  std::optional<std::int64_t> first_stage_layers;  // decoder_first_pipeline_num_layers
+  std::optional<std::int64_t> last_stage_layers;   // decoder_last_pipeline_num_layers
+};
+
 // "off", "detached", "sparse", "full"; parse_grad_mode() fails with
 // "grad_mode = \"<text>\": must be one of off, detached, sparse, full".
 std::string_view grad_mode_name(DsaIndexer::GradMode mode);

@@ -37,7 +37,11 @@ struct ResolvedModel {
   // The workload a source may name: Megatron-LM's --global-batch-size and
   // seq_length, a preset's seq_length.
   std::optional<std::int64_t> global_batch_size, seq_length;
-  std::vector<std::string> ignored;  // inputs that do not change FLOPs
+  // Megatron-LM flags name the pipeline split and the recomputation (for
+  // executed mode: "full" or "selective") too.
+  PipelineSplit pipeline;
+  std::optional<std::string> recompute;
+  std::vector<std::string> ignored;   // inputs that do not change FLOPs
   std::vector<std::string> assumed;   // values the source leaves out, filled in, one sentence each
   std::vector<std::string> warnings;  // inputs counted as if absent that may change FLOPs (unknown fields)
 };

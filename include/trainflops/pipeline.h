@@ -21,15 +21,6 @@
 
 namespace trainflops {
 
-// How to split the decoder, as Megatron-LM's arguments say it.
-struct PipelineSplit {
-  std::optional<std::int64_t> stages;  // pipeline_stages (--pipeline-model-parallel-size)
-  // Megatron-LM's uneven split: the first and/or last stage hold this many
-  // decoder layers, the others share the rest evenly.
-  std::optional<std::int64_t> first_stage_layers;  // decoder_first_pipeline_num_layers
-  std::optional<std::int64_t> last_stage_layers;   // decoder_last_pipeline_num_layers
-};
-
 // The decoder layers of each stage, and where the split comes from.
 struct PipelineLayout {
   std::vector<std::int64_t> stage_layers;  // empty: no pipeline stages

@@ -49,7 +49,8 @@ struct Extras {
   std::optional<int64_t> encoder_num_layers;
   std::optional<int64_t> encoder_seq_length;
   std::optional<int64_t> global_batch_size;
-  std::optional<std::string> tokenizer_type;
+  std::optional<int64_t> pipeline_stages, first_stage_layers, last_stage_layers;
+  std::optional<std::string> tokenizer_type, recompute_granularity, recompute_method;
 };
 
 // Names where the vocabulary comes from when --vocab-size does not give it.
@@ -63,14 +64,20 @@ struct ExtraFlag {
   std::optional<int64_t> Extras::*member;
 };
 
-constexpr std::array<ExtraFlag, 6> kExtraFlags = {{
+constexpr std::array<ExtraFlag, 9> kExtraFlags = {{
     {"--vocab-size", &Extras::vocab_size},
     {"--make-vocab-size-divisible-by", &Extras::make_vocab_size_divisible_by},
     {"--tensor-model-parallel-size", &Extras::tensor_model_parallel_size},
     {"--encoder-num-layers", &Extras::encoder_num_layers},
     {"--encoder-seq-length", &Extras::encoder_seq_length},
     {"--global-batch-size", &Extras::global_batch_size},
+    {"--pipeline-model-parallel-size", &Extras::pipeline_stages},
+    {"--decoder-first-pipeline-num-layers", &Extras::first_stage_layers},
+    {"--decoder-last-pipeline-num-layers", &Extras::last_stage_layers},
 }};
+// Recomputation: what executed mode counts again.
+constexpr std::string_view kRecomputeGranularity = "--recompute-granularity";
+constexpr std::string_view kRecomputeMethod = "--recompute-method";
 
 // Every flag parse_megatron_flags reads, for suggesting one when a flag is
 // misspelled.
@@ -81,6 +88,8 @@ std::vector<std::string> relevant_flags() {
   for (const ExtraFlag& extra : kExtraFlags) flags.emplace_back(extra.flag);
   flags.emplace_back(kHybridOverridePattern);
   flags.emplace_back(kTokenizerType);
+  flags.emplace_back(kRecomputeGranularity);
+  flags.emplace_back(kRecomputeMethod);
   flags.emplace_back(kNoDsaKpoolTail);
   return flags;
 }
@@ -421,6 +430,8 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
     if (use.name == extra.flag) return read(use, tokens, extras.*extra.member);
   }
   if (use.name == kTokenizerType) return read(use, tokens, extras.tokenizer_type);
+  if (use.name == kRecomputeGranularity) return read(use, tokens, extras.recompute_granularity);
+  if (use.name == kRecomputeMethod) return read(use, tokens, extras.recompute_method);
   if (use.name == kNoDsaKpoolTail) {
     std::optional<bool> given;
     Status status = read(use, tokens, given);
@@ -607,6 +618,20 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
   }
   parsed.global_batch_size = extras.global_batch_size;
   parsed.tokenizer_type = extras.tokenizer_type;
+  parsed.pipeline = PipelineSplit{extras.pipeline_stages, extras.first_stage_layers, extras.last_stage_layers};
+  if (extras.recompute_granularity) {
+    const std::string& granularity = *extras.recompute_granularity;
+    if (granularity != "full" && granularity != "selective") {
+      return Error("--recompute-granularity = \"" + granularity + "\": must be full or selective");
+    }
+    // block recomputes the first layers of each stage only, which executed mode does not count yet.
+    if (granularity == "full" && extras.recompute_method == "block") {
+      return Error(ErrorCode::kUnsupported,
+                   "--recompute-method = \"block\": recomputing only some layers of a stage is not counted; "
+                   "uniform (every layer) is");
+    }
+    parsed.recompute = granularity;
+  }
   TRAINFLOPS_RETURN_IF_ERROR(apply_megatron_defaults(extras, parsed.args));
   return parsed;
 }

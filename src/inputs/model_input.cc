@@ -33,6 +33,8 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags));
     resolved.seq_length = flags.args.seq_length;
     resolved.global_batch_size = flags.global_batch_size;
+    resolved.pipeline = flags.pipeline;
+    resolved.recompute = flags.recompute;
     resolved.ignored = std::move(flags.ignored);
     return resolved;
   }
