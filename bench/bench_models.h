@@ -11,7 +11,7 @@
 
 namespace trainflops::bench {
 
-// bench/data/glm-5.args.json: the GLM-5-class model of issue 7 (78 layers +
+// bench/data/glm-5.args.json: a GLM-5-class model, the benchmarks' workload (78 layers +
 // 1 MTP depth, MLA with DSA top-2048, indexer shared every 4 layers, 75 MoE
 // layers of 256 experts, top-8).
 std::string glm5_args_path();
