@@ -51,7 +51,13 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
        "preset x: published_parameters.active_counts: must name at least one part"},
       {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": "decoder",)"
               R"( "active_counts": "decoder"}})",
-       "preset x: published_parameters.source is missing: say where the figures come from"},
+       "preset x: published_parameters.source is missing: a non-empty string that says where the figures come "
+       "from"},
+      // Not a string: an error, not a JSON type exception out of the library.
+      {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": "decoder",)"
+              R"( "active_counts": "decoder", "source": 3}})",
+       "preset x: published_parameters.source is missing: a non-empty string that says where the figures come "
+       "from"},
   };
   for (const auto& [text, message] : cases) {
     SCOPED_TRACE(text);

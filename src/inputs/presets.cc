@@ -48,8 +48,11 @@ Result<PublishedParameters> published_parameters(const json& object) {
   if (object.contains("active_precision")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(published.active_precision, positive_count(object, "active_precision"));
   }
-  published.source = object.value("source", "");
-  if (published.source.empty()) return Error("published_parameters.source is missing: say where the figures come from");
+  const auto source = object.find("source");
+  if (source == object.end() || !source->is_string() || source->get<std::string>().empty()) {
+    return Error("published_parameters.source is missing: a non-empty string that says where the figures come from");
+  }
+  published.source = source->get<std::string>();
   return published;
 }
 
