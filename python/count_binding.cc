@@ -6,44 +6,24 @@
 #include "convert.h"
 #include "model_binding.h"
 #include "trainflops/render.h"
+#include "trainflops/workload_input.h"
 
 namespace trainflops::python {
 namespace {
 
-const char kOneWorkload[] =
-    "batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with seqlen_squared_sum";
-
 Workload workload_from(const PyModel& model, py::handle batch_size, py::handle seq_length, py::handle docs,
                        py::handle cu_seqlens, py::handle total_real_tokens, py::handle seqlen_squared_sum) {
-  const bool aggregates = !total_real_tokens.is_none() || !seqlen_squared_sum.is_none();
-  const int given = !docs.is_none() + !cu_seqlens.is_none() + aggregates;
-  if (given > 1 || (given == 1 && !batch_size.is_none())) {
-    throw ErrorException(std::string("give one workload: ") + kOneWorkload);
-  }
-  if (given == 1 && !seq_length.is_none()) {
-    throw ErrorException("seq_length = " + python_repr(seq_length) +
-                         ": goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their own lengths");
-  }
-  if (!docs.is_none()) return PackedDocuments{int64_vector_from(docs, "docs")};
-  if (!cu_seqlens.is_none()) {
-    return PackedDocuments{value_or_throw(lengths_from_cu_seqlens(int64_vector_from(cu_seqlens, "cu_seqlens")))};
-  }
-  if (aggregates) {
-    if (total_real_tokens.is_none() || seqlen_squared_sum.is_none()) {
-      throw ErrorException("total_real_tokens and seqlen_squared_sum come together");
-    }
-    return SequenceAggregates{int128_from(total_real_tokens, "total_real_tokens"),
-                              int128_from(seqlen_squared_sum, "seqlen_squared_sum")};
-  }
-  if (batch_size.is_none() && !model.global_batch_size) {
-    throw ErrorException(std::string("no workload: give ") + kOneWorkload);
-  }
-  const std::int64_t batch = batch_size.is_none() ? *model.global_batch_size : int64_from(batch_size, "batch_size");
-  if (seq_length.is_none() && !model.seq_length) {
-    throw ErrorException("seq_length is missing: required with batch_size (BSHD); the model's arguments have none");
-  }
-  const std::int64_t length = seq_length.is_none() ? *model.seq_length : int64_from(seq_length, "seq_length");
-  return Bshd{batch, length};
+  WorkloadInput input;
+  if (!batch_size.is_none()) input.batch_size = int64_from(batch_size, "batch_size");
+  if (!seq_length.is_none()) input.seq_length = int64_from(seq_length, "seq_length");
+  if (!docs.is_none()) input.docs = int64_vector_from(docs, "docs");
+  if (!cu_seqlens.is_none()) input.cu_seqlens = int64_vector_from(cu_seqlens, "cu_seqlens");
+  if (!total_real_tokens.is_none()) input.total_real_tokens = int128_from(total_real_tokens, "total_real_tokens");
+  if (!seqlen_squared_sum.is_none()) input.seqlen_squared_sum = int128_from(seqlen_squared_sum, "seqlen_squared_sum");
+  ResolvedModel source;  // only what the source says about the workload is read
+  source.global_batch_size = model.global_batch_size;
+  source.seq_length = model.seq_length;
+  return value_or_throw(resolve_workload(input, source));
 }
 
 Report count(py::handle model_spec, py::handle preset, py::handle hf, const std::string& mode_text,

@@ -118,8 +118,8 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
       {"count --preset llama-3.1-8b --global-batch-size 1 --seq-length 1.5",
        "trainflops: --seq-length = \"1.5\": must be an integer >= 1, optionally with k or m\n"},
       {"count --preset llama-3.1-8b --docs 10,20 --seq-length 999",
-       "trainflops: --seq-length = 999: goes with --global-batch-size (BSHD); --docs, --cu-seqlens and the "
-       "aggregates carry their own lengths\n"},
+       "trainflops: seq_length = 999: goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their "
+       "own lengths\n"},
       {"presets -- x",
        "trainflops: unexpected \"x\" after --: only count, sweep and mfu read Megatron-LM flags there (with "
        "--megatron)\n"},
@@ -195,8 +195,8 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --megatron -- " + tiny + " --num-layer 3 --global-batch-size 1",
        "trainflops: unknown flag --num-layer: did you mean --num-layers?\n"},
       {"count --megatron -- " + tiny,
-       "trainflops: no workload: give --global-batch-size with --seq-length (BSHD), "
-       "--docs, --cu-seqlens FILE, or --total-real-tokens with --seqlen-squared-sum\n"},
+       "trainflops: no workload: give batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
+       "seqlen_squared_sum\n"},
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 0",
        "trainflops: num_layers = 0: must be a positive integer\n"},
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 20000000",

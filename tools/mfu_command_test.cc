@@ -70,8 +70,8 @@ TEST(MfuCommandTest, BadInputExitsTwoWithAMessage) {
       {"--step-time 1 --num-gpus 8 --gpu h100-sxm --mode executed --executed-flops 3e15 " + kModel,
        "trainflops: --executed-flops: executed mode counts them; give one or the other\n"},
       {"--step-time 1 --num-gpus 8 --gpu h100-sxm --docs 5,6 --global-batch-size 2 " + kModel,
-       "trainflops: give one workload: --global-batch-size (with --seq-length), --docs, --cu-seqlens, or "
-       "--total-real-tokens with --seqlen-squared-sum\n"},
+       "trainflops: give one workload: batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
+       "seqlen_squared_sum\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.options);

@@ -29,53 +29,34 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
 }
 
 Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& source) {
-  const bool aggregates = o.total_real_tokens || o.seqlen_squared_sum;
-  const int given = !o.docs.empty() + !o.cu_seqlens_file.empty() + aggregates;
-  if (given > 1 || (given == 1 && o.global_batch_size)) {
-    return Error(
-        "give one workload: --global-batch-size (with --seq-length), --docs, --cu-seqlens, or "
-        "--total-real-tokens with --seqlen-squared-sum");
-  }
-  if (given == 1 && o.seq_length) {
-    return Error("--seq-length = " + *o.seq_length +
-                 ": goes with --global-batch-size (BSHD); --docs, --cu-seqlens and the aggregates carry their own "
-                 "lengths");
-  }
-  if (!o.docs.empty()) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, parse_length_list(o.docs));
-    return Workload{PackedDocuments{std::move(lengths)}};
-  }
-  if (!o.cu_seqlens_file.empty()) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> offsets, read_cu_seqlens_file(o.cu_seqlens_file));
-    Result<std::vector<std::int64_t>> lengths = lengths_from_cu_seqlens(offsets);
-    if (!lengths.ok()) return lengths.error().context(o.cu_seqlens_file);
-    return Workload{PackedDocuments{std::move(lengths).value()}};
-  }
-  if (aggregates) {
-    if (!o.total_real_tokens || !o.seqlen_squared_sum) {
-      return Error("--total-real-tokens and --seqlen-squared-sum come together");
-    }
-    auto tokens = parse_decimal(*o.total_real_tokens);
-    auto squares = parse_decimal(*o.seqlen_squared_sum);
-    if (!tokens) return Error("--total-real-tokens = \"" + *o.total_real_tokens + "\": must be an integer");
-    if (!squares) return Error("--seqlen-squared-sum = \"" + *o.seqlen_squared_sum + "\": must be an integer");
-    return Workload{SequenceAggregates{*tokens, *squares}};
-  }
-  std::optional<std::int64_t> batch = source.global_batch_size, length = source.seq_length;
+  // The text of the options becomes numbers here; every rule about which
+  // workload was given is the library's (resolve_workload), as for Python and batch.
+  WorkloadInput input;
   if (o.global_batch_size) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(batch,
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.batch_size,
                                 parse_size(*o.global_batch_size, "--global-batch-size", 1, SizeSuffixes::kRejected));
   }
   if (o.seq_length) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(length, parse_size(*o.seq_length, "--seq-length", 1, SizeSuffixes::kAccepted));
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.seq_length,
+                                parse_size(*o.seq_length, "--seq-length", 1, SizeSuffixes::kAccepted));
   }
-  if (!batch) {
-    return Error(
-        "no workload: give --global-batch-size with --seq-length (BSHD), --docs, --cu-seqlens FILE, or "
-        "--total-real-tokens with --seqlen-squared-sum");
+  if (!o.docs.empty()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.docs, parse_length_list(o.docs));
   }
-  if (!length) return Error("--seq-length is missing: required with --global-batch-size (BSHD)");
-  return Workload{Bshd{*batch, *length}};
+  if (!o.cu_seqlens_file.empty()) input.cu_seqlens_file = o.cu_seqlens_file;
+  if (o.total_real_tokens) {
+    input.total_real_tokens = parse_decimal(*o.total_real_tokens);
+    if (!input.total_real_tokens) {
+      return Error("--total-real-tokens = \"" + *o.total_real_tokens + "\": must be an integer");
+    }
+  }
+  if (o.seqlen_squared_sum) {
+    input.seqlen_squared_sum = parse_decimal(*o.seqlen_squared_sum);
+    if (!input.seqlen_squared_sum) {
+      return Error("--seqlen-squared-sum = \"" + *o.seqlen_squared_sum + "\": must be an integer");
+    }
+  }
+  return resolve_workload(input, source);
 }
 
 }  // namespace trainflops::cli

@@ -13,6 +13,7 @@
 #include "model_source.h"
 #include "trainflops/result.h"
 #include "trainflops/workload.h"
+#include "trainflops/workload_input.h"
 #include "trainflops/workload_text.h"
 
 namespace trainflops::cli {

@@ -115,7 +115,7 @@ ERRORS = [
     (dict(model=LLAMA_ARGS, docs=[3], seq_length=5),
      "seq_length = 5: goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their own lengths"),
     (dict(model=LLAMA_CONFIG, batch_size=2),
-     "seq_length is missing: required with batch_size (BSHD); the model's arguments have none"),
+     "seq_length is missing: required with batch_size (BSHD); the model's source gives none"),
     (dict(model=LLAMA_ARGS, total_real_tokens=5), "total_real_tokens and seqlen_squared_sum come together"),
     (dict(model=LLAMA_ARGS, total_real_tokens=5, seqlen_squared_sum=4),
      "seqlen_squared_sum = 4: must be at least total_real_tokens = 5 (every L^2 >= L)"),

@@ -73,6 +73,10 @@ CASES = [
          grad_mode="sparse"),
     Case("missing Hugging Face file", ("hf", "/nonexistent/config.json"), {"batch_size": 1, "seq_length": 8}),
     Case("flag misspelt", ("flags", ["--num-layer", "2"]), {"batch_size": 1}),
+    Case("documents with a sequence length", ("preset", "glm-5"), {"docs": [10, 20], "seq_length": 999}),
+    Case("two workloads", ("preset", "glm-5"), {"docs": [10, 20], "batch_size": 2}),
+    Case("no sequence length", ("hf", DATA / "hf" / "llama-3.1-8b.json"), {"batch_size": 2}),
+    Case("packed, an empty document", ("preset", "glm-5"), {"docs": [10, 0, 3]}, mode="model"),
 ] + [
     # Every release config of tests/data/hf, as released.
     Case("release " + config.stem, ("hf", config), {"batch_size": 2, "seq_length": 8192}, mode="model")
@@ -111,5 +115,6 @@ def test_every_front_end_gives_the_same_answer(case):
     cli, python, batch = through_cli(case), through_python(case), through_batch(case)
     assert cli == python == batch
     expect_error = case.name in {"unknown preset", "grad mode misspelt", "grad mode without DSA",
-                                 "KPool trains no indexer", "missing Hugging Face file", "flag misspelt"}
+                                 "KPool trains no indexer", "missing Hugging Face file", "flag misspelt",
+                                 "documents with a sequence length", "two workloads", "no sequence length"}
     assert (cli[0] == "error") == expect_error, cli

@@ -5,6 +5,7 @@
 #include "base/json_text.h"
 #include "inputs/megatron_args_json.h"
 #include "trainflops/model_input.h"
+#include "trainflops/workload_input.h"
 
 namespace trainflops {
 namespace {
@@ -35,74 +36,62 @@ Result<Int128> read_wide_int(const json& record, const char* key) {
   return Error(std::string(key) + " = " + shown(value) + ": must be an integer (a number or a decimal string)");
 }
 
-Result<PackedDocuments> read_docs(const json& record) {
-  const json& docs = record.at("docs");
-  if (!docs.is_array()) return Error("docs = " + shown(docs) + ": must be a list of document lengths");
-  PackedDocuments packed;
-  packed.lengths.reserve(docs.size());
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    const json& length = docs[i];
-    if (!length.is_number_integer() ||
-        (length.is_number_unsigned() && length.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
-      return Error("docs[" + std::to_string(i) + "] = " + shown(length) + ": must be a 64-bit integer");
+// A list of 64-bit integers ("docs", "cu_seqlens").
+Result<std::vector<std::int64_t>> read_int_list(const json& record, const char* key) {
+  const json& list = record.at(key);
+  if (!list.is_array()) return Error(std::string(key) + " = " + shown(list) + ": must be a list of integers");
+  std::vector<std::int64_t> values;
+  values.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& value = list[i];
+    if (!value.is_number_integer() ||
+        (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+      return Error(std::string(key) + "[" + std::to_string(i) + "] = " + shown(value) + ": must be a 64-bit integer");
     }
-    packed.lengths.push_back(length.get<std::int64_t>());
+    values.push_back(value.get<std::int64_t>());
   }
-  return packed;
+  return values;
 }
 
-Result<Workload> read_workload(const json& record, Mode mode, std::optional<std::int64_t> model_seq_length) {
-  const bool has_batch = record.contains("batch_size");
-  const bool has_docs = record.contains("docs");
-  const bool has_tokens = record.contains("total_real_tokens");
-  const bool has_squares = record.contains("seqlen_squared_sum");
-  if (has_tokens != has_squares) {
-    return Error(std::string(has_tokens ? "seqlen_squared_sum" : "total_real_tokens") +
-                 " is missing: total_real_tokens and seqlen_squared_sum come together");
+// The record's workload, by the rules every front end shares
+// (resolve_workload), with one addition for reference vectors: documents and
+// the aggregates together, which must agree (megatron mode then reads the
+// aggregates, the exact modes the documents).
+Result<Workload> read_workload(const json& record, Mode mode, const ResolvedModel& model) {
+  WorkloadInput input;
+  if (record.contains("batch_size")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.batch_size, read_int(record, "batch_size"));
   }
-  if (has_batch && (has_docs || has_tokens)) {
-    return Error("batch_size: give one workload, either batch_size or docs or total_real_tokens + seqlen_squared_sum");
+  if (record.contains("seq_length")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.seq_length, read_int(record, "seq_length"));
   }
-  if (record.contains("seq_length") && !has_batch) {
-    return Error("seq_length = " + shown(record.at("seq_length")) +
-                 ": goes with batch_size (BSHD); docs and the aggregates carry their own lengths");
+  if (record.contains("docs")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.docs, read_int_list(record, "docs"));
   }
-  if (has_batch) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t batch_size, read_int(record, "batch_size"));
-    if (record.contains("seq_length")) {
-      TRAINFLOPS_ASSIGN_OR_RETURN(model_seq_length, read_int(record, "seq_length"));
-    }
-    if (!model_seq_length) {
-      return Error("seq_length is missing: required with batch_size (BSHD); the model's source gives none");
-    }
-    return Workload{Bshd{batch_size, *model_seq_length}};
+  if (record.contains("cu_seqlens")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.cu_seqlens, read_int_list(record, "cu_seqlens"));
   }
-  std::optional<Workload> docs;
-  if (has_docs) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(docs, read_docs(record));
+  if (record.contains("total_real_tokens")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.total_real_tokens, read_wide_int(record, "total_real_tokens"));
   }
-  if (!has_tokens) {
-    if (!docs)
-      return Error("the record has no workload: give batch_size, docs, or total_real_tokens + seqlen_squared_sum");
-    return *docs;
+  if (record.contains("seqlen_squared_sum")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.seqlen_squared_sum, read_wide_int(record, "seqlen_squared_sum"));
   }
-  SequenceAggregates aggregates;
-  TRAINFLOPS_ASSIGN_OR_RETURN(aggregates.total_tokens, read_wide_int(record, "total_real_tokens"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(aggregates.squared_sum, read_wide_int(record, "seqlen_squared_sum"));
-  if (docs) {
-    Int128 tokens = 0, squares = 0;
-    for (std::int64_t length : std::get<PackedDocuments>(*docs).lengths) {
-      tokens += length;
-      squares += Int128{length} * length;  // lengths < 2^63, count < 2^60: fits
-    }
-    if (tokens != aggregates.total_tokens || squares != aggregates.squared_sum) {
-      return Error("total_real_tokens = " + to_decimal(aggregates.total_tokens) +
-                   ", seqlen_squared_sum = " + to_decimal(aggregates.squared_sum) + ": do not match docs (sum " +
-                   to_decimal(tokens) + ", sum of squares " + to_decimal(squares) + ")");
-    }
-    if (mode != Mode::kMegatron) return *docs;
+  if (!input.docs || !input.total_real_tokens || !input.seqlen_squared_sum || input.batch_size || input.cu_seqlens) {
+    return resolve_workload(input, model);
   }
-  return Workload{aggregates};
+  Int128 tokens = 0, squares = 0;
+  for (std::int64_t length : *input.docs) {
+    tokens += length;
+    squares += Int128{length} * length;  // lengths < 2^63, count < 2^60: fits
+  }
+  if (tokens != *input.total_real_tokens || squares != *input.seqlen_squared_sum) {
+    return Error("total_real_tokens = " + to_decimal(*input.total_real_tokens) +
+                 ", seqlen_squared_sum = " + to_decimal(*input.seqlen_squared_sum) + ": do not match docs (sum " +
+                 to_decimal(tokens) + ", sum of squares " + to_decimal(squares) + ")");
+  }
+  if (mode != Mode::kMegatron) return Workload{PackedDocuments{*input.docs}};
+  return Workload{SequenceAggregates{*input.total_real_tokens, *input.seqlen_squared_sum}};
 }
 
 // A string member, or an error naming it.
@@ -171,8 +160,8 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
       return Error("recompute = " + shown(recompute) + ": must be one of none, selective, full");
     TRAINFLOPS_ASSIGN_OR_RETURN(request.recompute, parse_recompute(recompute.get<std::string>()));
   }
+  TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, resolved));
   request.model = std::move(resolved.model);
-  TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, resolved.seq_length));
   return request;
 }
 
