@@ -20,9 +20,9 @@
 //    --make-vocab-size-divisible-by and --tensor-model-parallel-size give
 //    padded_vocab_size the way Megatron-LM pads the tokenizer's vocabulary
 //    (the size rounded up to a multiple of divisible_by * tp, by default
-//    128 * 1), after adding the end-of-document token that Megatron-LM's
-//    NullTokenizer appends when --tokenizer-type NullTokenizer is given;
-//    --padded-vocab-size N sets it directly and wins (a Megatron-LM
+//    128 * 1; NullTokenizer adds no end-of-document token, as in
+//    Megatron-LM since April 2026); --padded-vocab-size N sets it directly
+//    and wins (a Megatron-LM
 //    flag since 2025, and a trainflops convenience for older launch scripts).
 //    Without either, padded_vocab_size stays unset. --encoder-num-layers and
 //    --encoder-seq-length stand in for --num-layers and --seq-length as in

@@ -104,6 +104,8 @@ struct CompressedSparseAttention {
 
 // The compression ratio of a kind: 0, 4, 128.
 std::int64_t compression_ratio(CompressedSparseAttention::Kind kind);
+// The kind whose compression ratio is `ratio` (0, 4 or 128); nullopt for any other.
+std::optional<CompressedSparseAttention::Kind> compression_kind_of(std::int64_t ratio);
 
 // Gated delta net linear attention (hybrid symbol `G`).
 struct GatedDeltaNet {

@@ -167,14 +167,15 @@ Terms compressed_sparse_attention_terms(const CompressedSparseAttention& a, std:
       trained_gemm(Component::kAttentionProjections, kTokens, projections),
       trained_gemm(Component::kCoreAttention, window_pairs(a.window), per_key),
   };
+  const std::int64_t ratio = compression_ratio(a.kind);
   if (a.kind == Kind::kCsa) {
     const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
-    terms.push_back(trained_gemm(Component::kDsaCoreAttention, selected_compressed(a.topk, 4), per_key));
+    terms.push_back(trained_gemm(Component::kDsaCoreAttention, selected_compressed(a.topk, ratio), per_key));
     terms.push_back(trained_gemm(Component::kKvCompressor, kTokens, 4 * h * dv));
     terms.push_back(trained_gemm(Component::kIndexerProjections, kTokens, 4 * h * hd + q_lora * nh * hd + h * nh));
-    terms.push_back(trained_gemm(Component::kIndexerScoring, compressed_entries(4), 2 * nh * hd));
+    terms.push_back(trained_gemm(Component::kIndexerScoring, compressed_entries(ratio), 2 * nh * hd));
   } else if (a.kind == Kind::kHca) {
-    terms.push_back(trained_gemm(Component::kCoreAttention, compressed_entries(128), per_key));
+    terms.push_back(trained_gemm(Component::kCoreAttention, compressed_entries(ratio), per_key));
     terms.push_back(trained_gemm(Component::kKvCompressor, kTokens, 2 * h * dv));
   }
   return terms;

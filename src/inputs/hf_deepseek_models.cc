@@ -199,9 +199,7 @@ namespace {
 using Kind = CompressedSparseAttention::Kind;
 
 Result<Kind> kind_of_ratio(Fields& config, const std::string& key, std::int64_t ratio) {
-  for (const Kind kind : {Kind::kWindow, Kind::kCsa, Kind::kHca}) {
-    if (ratio == compression_ratio(kind)) return kind;
-  }
+  if (const auto kind = compression_kind_of(ratio)) return *kind;
   return config.invalid(key, ratio, "must be 0 (sliding window only), 4 (CSA) or 128 (HCA)");
 }
 
@@ -239,8 +237,8 @@ Result<std::vector<Kind>> compression_kinds(Fields& config, std::int64_t layers,
     if (const json* rates = config.get("compress_rates")) {
       if (!rates->is_object()) return config.invalid("compress_rates", *rates, "must be an object");
       for (const auto& [type, ratio] : rates->items()) {
-        const std::int64_t expected = type == "compressed_sparse_attention"    ? 4
-                                      : type == "heavily_compressed_attention" ? 128
+        const std::int64_t expected = type == "compressed_sparse_attention"    ? compression_ratio(Kind::kCsa)
+                                      : type == "heavily_compressed_attention" ? compression_ratio(Kind::kHca)
                                                                                : -1;
         if (expected < 0 || !ratio.is_number_integer() || ratio.get<std::int64_t>() != expected) {
           return config.invalid("compress_rates." + type, ratio,

@@ -270,10 +270,7 @@ Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs
 }
 
 Result<CompressedSparseAttention::Kind> compression_kind(std::size_t layer, std::int64_t ratio) {
-  for (auto kind : {CompressedSparseAttention::Kind::kWindow, CompressedSparseAttention::Kind::kCsa,
-                    CompressedSparseAttention::Kind::kHca}) {
-    if (ratio == compression_ratio(kind)) return kind;
-  }
+  if (const auto kind = compression_kind_of(ratio)) return *kind;
   return Error("csa_compress_ratios[" + std::to_string(layer) + "] = " + std::to_string(ratio) +
                ": must be 0 (window only), 4 (CSA) or 128 (HCA)");
 }

@@ -155,6 +155,14 @@ Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
 
 }  // namespace
 
+std::optional<CompressedSparseAttention::Kind> compression_kind_of(std::int64_t ratio) {
+  for (auto kind : {CompressedSparseAttention::Kind::kWindow, CompressedSparseAttention::Kind::kCsa,
+                    CompressedSparseAttention::Kind::kHca}) {
+    if (ratio == compression_ratio(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 std::int64_t compression_ratio(CompressedSparseAttention::Kind kind) {
   switch (kind) {
     case CompressedSparseAttention::Kind::kWindow: return 0;
