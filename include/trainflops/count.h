@@ -3,6 +3,7 @@
 #ifndef TRAINFLOPS_COUNT_H_
 #define TRAINFLOPS_COUNT_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,7 +94,8 @@ class FlopsCounter {
   // an exact mode; a count that does not fit in 128 bits.
   Result<Flops> total(const Workload& workload) const;
 
-  // The total with its breakdown by component and by layer.
+  // The total with its breakdown by component and by layer; in executed mode
+  // also the model-mode total (Report::model_total).
   Result<Report> report(const Workload& workload) const;
 
   Mode mode() const { return mode_; }
@@ -114,6 +116,8 @@ class FlopsCounter {
   };
 
   FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows);
+  // create() after its checks: the model is valid.
+  static FlopsCounter of_valid_model(const Model& model, Mode mode, Recompute recompute);
 
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
@@ -128,10 +132,10 @@ class FlopsCounter {
   std::vector<Statistic> statistics_;       // distinct, sorted
   std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
+  std::shared_ptr<const FlopsCounter> model_counter_;  // executed mode: the model-mode count beside it
 };
 
-// One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
-// with Report::model_total filled in executed mode.
+// One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload).
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
 
 }  // namespace trainflops

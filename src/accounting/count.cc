@@ -209,6 +209,16 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
       TRAINFLOPS_RETURN_IF_ERROR(check_router_widths("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
     }
   }
+  FlopsCounter counter = of_valid_model(model, mode, recompute);
+  // Executed reports carry the model-mode total beside theirs (MFU's numerator).
+  if (mode == Mode::kExecuted) {
+    counter.model_counter_ =
+        std::make_shared<const FlopsCounter>(of_valid_model(model, Mode::kModel, Recompute::kNone));
+  }
+  return counter;
+}
+
+FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
   const Convention convention = convention_for(mode, model.megatron_path);
   const std::int64_t h = model.hidden_size;
   std::vector<Row> rows;
@@ -340,17 +350,15 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
     report.layers.push_back(std::move(layer));
   }
   report.components = model_sums.list();
+  if (model_counter_) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total(workload));
+  }
   return report;
 }
 
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
-  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
-  if (mode == Mode::kExecuted) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter model_counter, FlopsCounter::create(model, Mode::kModel));
-    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter.total(workload));
-  }
-  return report;
+  return counter.report(workload);
 }
 
 }  // namespace trainflops

@@ -47,9 +47,9 @@ Result<MlaAttention> mla_attention(Fields& config) {
   // Some releases state the query/key width too: it must be the sum.
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> qk_width, config.optional_positive("qk_head_dim"));
   if (qk_width && *qk_width != mla.qk_head_dim + mla.qk_pos_emb_head_dim) {
-    return config.invalid("qk_head_dim", *qk_width,
-                          "must be qk_nope_head_dim + qk_rope_head_dim = " +
-                              std::to_string(mla.qk_head_dim + mla.qk_pos_emb_head_dim));
+    return config.invalid(
+        "qk_head_dim", *qk_width,
+        "must be qk_nope_head_dim + qk_rope_head_dim = " + std::to_string(mla.qk_head_dim + mla.qk_pos_emb_head_dim));
   }
   // MLA's widths are the fields above; these are derived or unused.
   config.ignore({"num_key_value_heads", "head_dim", "rope_interleave"});
