@@ -1,9 +1,12 @@
 // `trainflops batch`: one JSON record in, one JSON result out. A record is a
-// reference vector without its answer (../shared/reference/README.md):
+// reference vector (tests/data/*.jsonl) without its answer:
 //   {"args": {...Megatron-LM arguments...}, "mode": "megatron" | "model" | "executed",
 //    optionally "recompute": "none" | "selective" | "full" (executed mode),
-//    and one workload: "batch_size" (BSHD of args.seq_length tokens), "docs"
-//    (packed lengths) or "total_real_tokens" + "seqlen_squared_sum"}
+//    and one workload: "batch_size" (BSHD of seq_length tokens), "docs"
+//    (packed lengths), "cu_seqlens" or "total_real_tokens" + "seqlen_squared_sum"}
+// Instead of "args" a record may name the model as the other front ends do:
+// "preset", "hf", "config" or "flags" (model_input.h), with
+// "dsa_indexer_grad_mode" and, for BSHD, "seq_length".
 #ifndef TRAINFLOPS_BATCH_H_
 #define TRAINFLOPS_BATCH_H_
 
