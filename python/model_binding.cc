@@ -234,7 +234,8 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
   return copy;
 }
 
-std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode) {
+std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
+                                    bool strict) {
   const int given = !spec.is_none() + !preset.is_none() + !hf.is_none();
   if (given != 1) {
     ModelInput none_or_several;  // the library words this error as for every front end
@@ -255,6 +256,7 @@ std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::hand
     }
     input.dsa_indexer_grad_mode = grad_mode.cast<std::string>();
   }
+  input.strict = strict;
   return from_input(input);
 }
 
@@ -270,12 +272,13 @@ counters it has built.
 
 Model(preset="glm-5") is a built-in model (trainflops presets lists them),
 Model(hf="config.json") a Hugging Face config.json or the directory that
-holds it; exactly one of spec, preset and hf.
+holds it; exactly one of spec, preset and hf. A field of the config that
+trainflops does not know is a UserWarning, or with strict=True an error.
 
 dsa_indexer_grad_mode ("off", "detached", "sparse" or "full") sets how every
 DSA indexer trains, overriding what the source says.)")
       .def(py::init(&model_from), py::arg("spec") = py::none(), py::kw_only(), py::arg("preset") = py::none(),
-           py::arg("hf") = py::none(), py::arg("dsa_indexer_grad_mode") = py::none())
+           py::arg("hf") = py::none(), py::arg("dsa_indexer_grad_mode") = py::none(), py::arg("strict") = false)
       .def_property_readonly(
           "summary", [](const PyModel& self) { return summarize(self.model); },
           "One line: layers by kind, hidden size, vocabulary.")

@@ -49,8 +49,10 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
 // form load_model() takes), `preset` (a built-in model's name) and `hf` (a
 // Hugging Face config.json or its directory), resolved as the command line
 // resolves --preset and --hf (model_input.h); its DSA indexers trained as
-// `grad_mode` says unless it is None.
-std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode);
+// `grad_mode` says unless it is None; with `strict`, a Hugging Face field
+// trainflops does not know is an error (else a UserWarning).
+std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
+                                    bool strict);
 
 void bind_model(py::module_& module);
 

@@ -244,3 +244,20 @@ def test_grad_mode_errors(args, grad_mode, message):
     with pytest.raises(trainflops.TrainflopsError) as raised:
         trainflops.count(args, batch_size=1, dsa_indexer_grad_mode=grad_mode)
     assert str(raised.value) == message
+
+
+def test_an_unknown_hugging_face_field_warns_or_with_strict_fails(tmp_path):
+    config = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "hf" / "llama-3.1-8b.json").read_text())
+    config["new_field"] = 1
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    message = (f"{path}: new_field = 1: not a field trainflops knows for model_type \"llama\", so it cannot tell "
+               "whether it changes FLOPs (docs/hf-import.md lists the known fields)")
+    with pytest.warns(UserWarning) as warned:
+        counted = trainflops.count(hf=path, batch_size=1, seq_length=4096).total
+    assert [str(warning.message) for warning in warned] == [message]
+    with pytest.warns(UserWarning):  # the directory holding it: the same count
+        assert counted == trainflops.count(hf=path.parent, batch_size=1, seq_length=4096).total
+    with pytest.raises(trainflops.InvalidInputError) as raised:
+        trainflops.count(hf=path, batch_size=1, seq_length=4096, strict=True)
+    assert str(raised.value) == message
