@@ -29,10 +29,10 @@ Workload workload_from(const PyModel& model, py::handle batch_size, py::handle s
 Report count(py::handle model_spec, py::handle preset, py::handle hf, const std::string& mode_text,
              const std::string& recompute_text, py::handle batch_size, py::handle seq_length, py::handle docs,
              py::handle cu_seqlens, py::handle total_real_tokens, py::handle seqlen_squared_sum, py::handle grad_mode,
-             bool strict) {
+             bool strict, bool allow_unknown_flags) {
   const Mode mode = value_or_throw(parse_mode(mode_text));
   const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
-  const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode, strict);
+  const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode, strict, allow_unknown_flags);
   const Workload workload =
       workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
   return value_or_throw(trainflops::count(model->model, workload, mode, recompute));
@@ -139,7 +139,7 @@ modes). str(report) is the table `trainflops count` prints.)")
   module.def("count", &count, py::arg("model"), py::arg("preset"), py::arg("hf"), py::arg("mode"), py::arg("recompute"),
              py::arg("batch_size"), py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"),
              py::arg("total_real_tokens"), py::arg("seqlen_squared_sum"), py::arg("dsa_indexer_grad_mode"),
-             py::arg("strict"), "See trainflops.count.");
+             py::arg("strict"), py::arg("allow_unknown_flags"), "See trainflops.count.");
   module.def("megatron_flops", &megatron_flops, py::arg("args"), py::arg("batch_size"),
              py::arg("seqlen_squared_sum_in_batch"), py::arg("total_real_tokens_in_batch"),
              "See trainflops.megatron.num_floating_point_operations.");

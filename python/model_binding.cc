@@ -146,8 +146,9 @@ std::shared_ptr<PyModel> from_input(const ModelInput& input) {
   return result;
 }
 
-std::shared_ptr<PyModel> from_flags(py::handle words) {
+std::shared_ptr<PyModel> from_flags(py::handle words, bool allow_unknown_flags) {
   ModelInput input;
+  input.allow_unknown_flags = allow_unknown_flags;
   input.megatron_flags.emplace();
   for (py::handle word : words) input.megatron_flags->push_back(word.cast<std::string>());
   return from_input(input);
@@ -183,7 +184,7 @@ const FlopsCounter& PyModel::counter(Mode mode) const {
   return found->second;
 }
 
-std::shared_ptr<PyModel> load_model(py::handle spec) {
+std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   if (py::isinstance<PyModel>(spec)) return spec.cast<std::shared_ptr<PyModel>>();
   if (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__")) {
     return from_file(py::module_::import("os").attr("fspath")(spec).cast<std::string>());
@@ -200,7 +201,7 @@ std::shared_ptr<PyModel> load_model(py::handle spec) {
     });
     if (result) return result;
   } else if (PyList_Check(spec.ptr()) || PyTuple_Check(spec.ptr())) {
-    if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec);
+    if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec, allow_unknown_flags);
   } else if (is_plain_namespace(spec)) {
     // Every attribute is in __dict__: reading it spares an AttributeError per absent name.
     const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr("__dict__"));
@@ -235,14 +236,14 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
 }
 
 std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
-                                    bool strict) {
+                                    bool strict, bool allow_unknown_flags) {
   const int given = !spec.is_none() + !preset.is_none() + !hf.is_none();
   if (given != 1) {
     ModelInput none_or_several;  // the library words this error as for every front end
     if (given > 1) none_or_several.preset = none_or_several.hf_config = "";
     value_or_throw(resolve_model(none_or_several));
   }
-  if (!spec.is_none()) return with_dsa_indexer_grad_mode(load_model(spec), grad_mode);
+  if (!spec.is_none()) return with_dsa_indexer_grad_mode(load_model(spec, allow_unknown_flags), grad_mode);
   ModelInput input;
   if (!preset.is_none()) {
     if (!PyUnicode_Check(preset.ptr())) throw ErrorException("preset = " + python_repr(preset) + ": must be a str");
@@ -274,11 +275,14 @@ Model(preset="glm-5") is a built-in model (trainflops presets lists them),
 Model(hf="config.json") a Hugging Face config.json or the directory that
 holds it; exactly one of spec, preset and hf. A field of the config that
 trainflops does not know is a UserWarning, or with strict=True an error.
+A Megatron-LM flag its parser does not accept is an error, or with
+allow_unknown_flags=True a UserWarning (the model is counted without it).
 
 dsa_indexer_grad_mode ("off", "detached", "sparse" or "full") sets how every
 DSA indexer trains, overriding what the source says.)")
       .def(py::init(&model_from), py::arg("spec") = py::none(), py::kw_only(), py::arg("preset") = py::none(),
-           py::arg("hf") = py::none(), py::arg("dsa_indexer_grad_mode") = py::none(), py::arg("strict") = false)
+           py::arg("hf") = py::none(), py::arg("dsa_indexer_grad_mode") = py::none(), py::arg("strict") = false,
+           py::arg("allow_unknown_flags") = false)
       .def_property_readonly(
           "summary", [](const PyModel& self) { return summarize(self.model); },
           "One line: layers by kind, hidden size, vocabulary.")

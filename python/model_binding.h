@@ -39,7 +39,9 @@ struct PyModel {
 //  - a list of strings: Megatron-LM command-line flags;
 //  - any other object, e.g. an argparse.Namespace: Megatron-LM arguments read
 //    as attributes (getattr only; a missing attribute is None).
-std::shared_ptr<PyModel> load_model(py::handle spec);
+// With `allow_unknown_flags`, a flag Megatron-LM's parser does not accept is a
+// UserWarning, and the model is counted without it (else an error).
+std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags = false);
 
 // `model` as it is when `grad_mode` is None, else a copy whose DSA indexers
 // all train that way ("off", "detached", "sparse", "full").
@@ -50,9 +52,10 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
 // Hugging Face config.json or its directory), resolved as the command line
 // resolves --preset and --hf (model_input.h); its DSA indexers trained as
 // `grad_mode` says unless it is None; with `strict`, a Hugging Face field
-// trainflops does not know is an error (else a UserWarning).
+// trainflops does not know is an error (else a UserWarning);
+// `allow_unknown_flags` as for load_model().
 std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
-                                    bool strict);
+                                    bool strict, bool allow_unknown_flags);
 
 void bind_model(py::module_& module);
 

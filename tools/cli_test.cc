@@ -193,7 +193,8 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
   const std::string tiny = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 8";
   const std::vector<Case> cases = {
       {"count --megatron -- " + tiny + " --num-layer 3 --global-batch-size 1",
-       "trainflops: unknown flag --num-layer: did you mean --num-layers?\n"},
+       "trainflops: unknown flag --num-layer: Megatron-LM's parser has no such option; did you mean --num-layers? "
+       "(allow unknown flags to count the model without it)\n"},
       {"count --megatron -- " + tiny,
        "trainflops: no workload: give batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
        "seqlen_squared_sum\n"},
@@ -338,6 +339,26 @@ TEST(CliTest, RecomputeAndPipelineFlagsOfMegatronLm) {
   EXPECT_EQ(block.err,
             "trainflops: --recompute-method = \"block\": recomputing only some layers of a stage is not counted; "
             "uniform (every layer) is\n");
+}
+
+// --window-size counts in the exact modes, from a flags file too; megatron
+// mode charges full causal attention as Megatron-LM does.
+TEST(CliTest, SlidingWindowFlagsChangeModelModeOnly) {
+  const std::string dir = scratch_dir();
+  std::ofstream(dir + "model.flags") << "# a small GPT\n--num-layers 4 --hidden-size 64 \\\n  --num-attention-heads 4 "
+                                        "--vocab-size 100\n--seq-length 16 --global-batch-size 2\n";
+  const std::string windows = " --window-size 3,0 --window-attn-skip-freq 2";
+  auto total = [&](const std::string& mode, const std::string& extra) {
+    const CliRun counted = run("count --format json --mode " + mode + " --megatron -- @" + dir + "model.flags" + extra);
+    EXPECT_EQ(counted.status, 0) << counted.err;
+    const nlohmann::json total = nlohmann::json::parse(counted.out)["total"];
+    return total.contains("exact") ? total["exact"].get<std::string>() : total["flops"].dump();
+  };
+  // Layers 1 and 3 attend 4 keys: per sequence of 16, sum min(i, 4) = 58 pairs instead of 136; 78 pairs x
+  // 4 heads x (16 + 16) FMAs x 2 x 3 = 59,904 FLOPs per layer and sequence, 239,616 for 2 layers x 2 sequences.
+  const std::string model_full = total("model", ""), model_windowed = total("model", windows);
+  EXPECT_EQ(std::stoll(model_full) - std::stoll(model_windowed), 239616);
+  EXPECT_EQ(total("megatron", windows), total("megatron", ""));
 }
 
 // --pipeline-stages adds the stages to every format; their FLOPs sum to the total.

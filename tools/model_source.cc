@@ -22,6 +22,9 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
                      "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
   command.add_flag("--strict", options.strict,
                    "A Hugging Face config field trainflops does not know is an error (else a warning)");
+  command.add_flag("--allow-unknown-flags", options.allow_unknown_flags,
+                   "A Megatron-LM flag its parser does not accept is a warning, and the model is counted without it "
+                   "(else an error)");
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
 }
 
@@ -38,6 +41,7 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   if (o.megatron) input.megatron_flags = o.megatron_flags;
   input.dsa_indexer_grad_mode = given(o.dsa_indexer_grad_mode);
   input.strict = o.strict;
+  input.allow_unknown_flags = o.allow_unknown_flags;
   Result<ModelSource> source = resolve_model(input);
   if (!source.ok()) return source;
   for (const std::string& warning : source.value().warnings) std::cerr << "trainflops: warning: " << warning << "\n";

@@ -20,6 +20,7 @@ struct ModelOptions {
   std::vector<std::string> megatron_flags;  // the words after -- (set by the runner, not by CLI11)
   std::string dsa_indexer_grad_mode;        // empty: as the source says
   bool strict = false;
+  bool allow_unknown_flags = false;
   bool verbose = false;
 };
 

@@ -6,7 +6,8 @@
 //    (packed lengths), "cu_seqlens" or "total_real_tokens" + "seqlen_squared_sum"}
 // Instead of "args" a record may name the model as the other front ends do:
 // "preset", "hf", "config" or "flags" (model_input.h), with
-// "dsa_indexer_grad_mode" and, for BSHD, "seq_length".
+// "dsa_indexer_grad_mode", "strict", "allow_unknown_flags" and, for BSHD,
+// "seq_length".
 #ifndef TRAINFLOPS_BATCH_H_
 #define TRAINFLOPS_BATCH_H_
 
@@ -26,6 +27,7 @@ struct CountRequest {
   Workload workload;
   Mode mode = Mode::kMegatron;
   Recompute recompute = Recompute::kNone;  // "recompute": executed mode only
+  std::vector<std::string> warnings;       // inputs counted as if absent (model_input.h)
 };
 
 // Parses one record. With both documents and aggregates (as in the reference
@@ -37,6 +39,7 @@ Result<CountRequest> parse_count_request(std::string_view record_json);
 // without a newline:
 //   {"flops": <number>}                       megatron mode
 //   {"flops": <number>, "exact": "<integer>"} exact modes
+//   ... "warnings": ["<warning>", ...]        when the model source had any
 //   {"error": "line N: <message>"}            a blank line or anything invalid
 struct BatchAnswer {
   std::string json;

@@ -94,11 +94,15 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
-Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size);
+// Mamba-2 of width d (2 * hidden_size in the megatron conventions):
+// h (2d + 2 groups state + heads) + d h FMAs and a 7 d state FLOP scan per token.
+Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
 
 // Channel mixers.
-Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size);
+// 2 h ffn FMAs per token, 3 h ffn when gated (the megatron conventions charge
+// a gated MLP that megatron_charges_ungated as ungated).
+Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention);
 // Executed mode adds the router GEMM (h x num_experts per token; num_experts
 // must then be set).
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);

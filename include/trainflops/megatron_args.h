@@ -29,7 +29,10 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(std::int64_t, num_query_groups)                    \
   X(std::int64_t, kv_channels)                         \
   X(bool, attention_output_gate)                       \
+  X(std::vector<std::int64_t>, window_size)            \
+  X(LayerFrequency, window_attn_skip_freq)             \
   X(bool, swiglu)                                      \
+  X(bool, quick_geglu)                                 \
   X(std::int64_t, padded_vocab_size)                   \
   X(std::int64_t, seq_length)                          \
   X(std::int64_t, num_experts)                         \

@@ -8,6 +8,10 @@
 //    megatron/training/arguments.py) and takes its value either as the next
 //    token or after '=' ("--num-layers 32", "--num-layers=32"). A value may
 //    start with a single '-' ("-1"); a token starting with "--" is a flag.
+//  - A word "@PATH" stands for the flags in the file at PATH, written as in a
+//    launch script: several per line, "#" comments, backslash line
+//    continuations, quotes. Shell variables are an error (their value is not
+//    in the file).
 //  - A flag of a MegatronArgs member is "--" + its name with '_' as '-',
 //    e.g. --moe-router-topk. Switches (the bool members: --swiglu,
 //    --group-query-attention, --multi-latent-attention,
@@ -38,18 +42,23 @@
 //    mamba_state_dim 128, mamba_head_dim 64, mamba_num_groups 8,
 //    gdp_num_householder 3. Members without a default stay unset
 //    (Megatron's None), and the model builder reports the ones it needs.
-//  - gdp_num_householder is in none of the NVIDIA/Megatron-LM sources this
-//    was checked against; --gdp-num-householder and its default 3 follow the
-//    TransformerConfig field of the Megatron-LM versions with gated delta
-//    product layers.
-//  - Every other flag is recorded in `ignored` with its values, in the order
-//    given: those in Megatron-LM's flag list, and unknown ones (from a
-//    fork or an extra_args_provider). Their values are the tokens up to the
-//    next flag. An unknown flag within Damerau-Levenshtein distance 2 of a
-//    known one (1 for names of at most 8 characters) is taken for a typo.
+//  - --gdp-num-householder defaults to 3, the TransformerConfig field's default.
+//  - --window-size L,R (Megatron-LM's tuple: "128,0" or "(128,0)") and
+//    --window-attn-skip-freq (an integer or a list expression) give sliding
+//    windows of L + 1 keys; --quick-geglu makes the MLPs gated (megatron
+//    mode charges them ungated, as Megatron-LM's estimate does).
+//  - Every other flag Megatron-LM's parser accepts (its option table, with how
+//    many values each takes, is read from Megatron-LM's own parser:
+//    scripts/megatron-known-flags) is recorded in `ignored` with its values, in
+//    the order given. Any other flag is rejected as Megatron-LM rejects it,
+//    with a did-you-mean for a name within Damerau-Levenshtein distance 2 of a
+//    known one (1 for names of at most 8 characters); with
+//    UnknownFlags::kWarned it is recorded in `unknown` instead, with the words
+//    up to the next flag, and the model is counted without it.
 //  - Never throws; every failure is an Error naming the flag, the value and
 //    the rule, e.g. `--num-layers = "abc": must be an integer`,
-//    `unknown flag --num-layer: did you mean --num-layers?`.
+//    `unknown flag --num-layer: did you mean --num-layers?; to count the model
+//    without it, allow unknown flags`.
 #ifndef TRAINFLOPS_MEGATRON_FLAGS_H_
 #define TRAINFLOPS_MEGATRON_FLAGS_H_
 
@@ -70,9 +79,15 @@ struct ParsedMegatronFlags {
   PipelineSplit pipeline;                         // --pipeline-model-parallel-size, first/last stage layers
   std::optional<std::string> recompute;           // --recompute-granularity: "full" or "selective"
   std::vector<std::string> ignored;               // flags that do not change FLOPs, with values: "--lr 3e-4"
+  std::vector<std::string> unknown;               // with UnknownFlags::kWarned: each unknown flag, why, its words
 };
 
-Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv);
+// Flags Megatron-LM's parser does not accept (from a fork, or a script's own
+// extra_args_provider): an error, or a warning when the user allows them.
+enum class UnknownFlags { kRejected, kWarned };
+
+Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv,
+                                                 UnknownFlags unknown_flags = UnknownFlags::kRejected);
 
 // The model the flags describe. Without --vocab-size or --padded-vocab-size
 // Megatron-LM reads the vocabulary from the tokenizer's files, which

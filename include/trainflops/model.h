@@ -119,8 +119,10 @@ struct GatedDeltaNet {
 };
 
 // Mamba-2 state-space mixer (hybrid symbol `M`).
+// Megatron-LM's estimate takes every Mamba-2 layer as 2 * hidden_size wide,
+// so megatron mode does; the exact modes use inner_dim.
 struct Mamba2 {
-  std::int64_t inner_dim = 0;  // d, usually 2 * hidden_size
+  std::int64_t inner_dim = 0;  // d: num_heads * head_dim, usually 2 * hidden_size
   std::int64_t num_heads = 0;
   std::int64_t num_groups = 0;
   std::int64_t state_dim = 0;
@@ -143,6 +145,9 @@ using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedS
 struct DenseMlp {
   std::int64_t ffn_hidden_size = 0;
   bool gated = false;
+  // A gated MLP whose activation is not SwiGLU (Megatron-LM's --quick-geglu):
+  // Megatron-LM's estimate charges it as ungated, so megatron mode does too.
+  bool megatron_charges_ungated = false;
 };
 
 // Mixture of experts (hybrid symbol `E`). Each token runs `topk` routed experts
@@ -156,6 +161,7 @@ struct Moe {
   // h x latent projections.
   std::optional<std::int64_t> latent_size;
   bool gated = false;
+  bool megatron_charges_ungated = false;  // as DenseMlp's
 };
 
 using ChannelMixer = std::variant<DenseMlp, Moe>;

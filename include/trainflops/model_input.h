@@ -29,6 +29,10 @@ struct ModelInput {
   // A Hugging Face config field trainflops does not know: an error when
   // strict, else a warning.
   bool strict = false;
+  // A Megatron-LM flag its parser does not accept (a fork's, a script's own
+  // extra_args_provider's): a warning when allowed, else an error, as
+  // Megatron-LM rejects it.
+  bool allow_unknown_flags = false;
 };
 
 // The model, and what its source says beyond it.
@@ -43,7 +47,7 @@ struct ResolvedModel {
   std::optional<std::string> recompute;
   std::vector<std::string> ignored;   // inputs that do not change FLOPs
   std::vector<std::string> assumed;   // values the source leaves out, filled in, one sentence each
-  std::vector<std::string> warnings;  // inputs counted as if absent that may change FLOPs (unknown fields)
+  std::vector<std::string> warnings;  // inputs counted as if absent that may change FLOPs (unknown fields, flags)
 };
 
 // Errors: no source or several ("give exactly one model source: ..."), and

@@ -135,7 +135,9 @@ ERRORS = [
     (dict(model={**LLAMA_ARGS, "num_layers": "32"}, batch_size=1), 'num_layers = "32": must be an integer or null'),
     (dict(model={**LLAMA_ARGS, "spec": {1, 2}}, batch_size=1),
      "args.spec = {1, 2}: must be None, a bool, a number, a string, a list or a dict"),
-    (dict(model=["--num-layer", "2"], batch_size=1), "unknown flag --num-layer: did you mean --num-layers?"),
+    (dict(model=["--num-layer", "2"], batch_size=1),
+     "unknown flag --num-layer: Megatron-LM's parser has no such option; did you mean --num-layers? "
+     "(allow unknown flags to count the model without it)"),
     (dict(model="/nonexistent/args.json", batch_size=1),
      "/nonexistent/args.json: cannot open (No such file or directory)"),
 ]

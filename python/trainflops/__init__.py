@@ -28,7 +28,7 @@ __all__ = ["count", "CountOverflowError", "InputFileError", "InvalidInputError",
 
 def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None, docs=None, cu_seqlens=None,
           total_real_tokens=None, seqlen_squared_sum=None, mode="megatron", recompute="none",
-          dsa_indexer_grad_mode=None, strict=False):
+          dsa_indexer_grad_mode=None, strict=False, allow_unknown_flags=False):
     """The FLOPs of one training iteration (forward and backward), as a Report.
 
     model: Megatron-LM arguments (an argparse.Namespace or a dict with Megatron-LM's
@@ -54,8 +54,12 @@ def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None,
         (sparse KL loss) or "full" (inputs not detached); None keeps the model's.
     strict: with hf=, a config field trainflops does not know is an error
         (InvalidInputError) instead of a UserWarning.
+    allow_unknown_flags: with Megatron-LM flags, a flag Megatron-LM's parser
+        does not accept is a UserWarning (the model is counted without it)
+        instead of an InvalidInputError.
 
     Raises TrainflopsError for invalid input, naming the field, value and rule.
     """
     return _core.count(model, preset, hf, mode, recompute, batch_size, seq_length, docs, cu_seqlens,
-                       total_real_tokens, seqlen_squared_sum, dsa_indexer_grad_mode, strict)
+                       total_real_tokens, seqlen_squared_sum, dsa_indexer_grad_mode, strict,
+                       allow_unknown_flags)

@@ -16,7 +16,12 @@ Term trained_flops(Component component, Statistic per, Int128 flops) {
   return Term{component, per, flops, 1, kTrainingExpansion};
 }
 
-Int128 gated_width_factor(bool gated) { return gated ? 3 : 2; }
+// A gated MLP's input projection is twice as wide as an ungated one's.
+template <typename ChannelMixer>
+Int128 mlp_width_factor(const ChannelMixer& mlp, Convention convention) {
+  const bool charged_gated = mlp.gated && (is_exact(convention) || !mlp.megatron_charges_ungated);
+  return charged_gated ? 3 : 2;
+}
 
 // Megatron-LM charges windowed and chunked attention as full causal attention.
 Statistic attended_pairs(const GqaAttention& a, Convention convention) {
@@ -194,8 +199,8 @@ Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
   return {trained_gemm(Component::kGatedDeltaNet, kTokens, h * in_projection + conv + delta_rule + h * v_dim)};
 }
 
-Terms mamba2_terms(const Mamba2& m, std::int64_t hidden_size) {
-  const Int128 h = hidden_size, d = m.inner_dim;
+Terms mamba2_terms(const Mamba2& m, std::int64_t hidden_size, Convention convention) {
+  const Int128 h = hidden_size, d = is_exact(convention) ? Int128{m.inner_dim} : 2 * h;
   const Int128 in_projection = h * (2 * d + 2 * Int128{m.num_groups} * m.state_dim + m.num_heads);
   return {
       trained_gemm(Component::kMamba, kTokens, in_projection + d * h),
@@ -214,12 +219,13 @@ Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_
   };
 }
 
-Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size) {
-  return {trained_gemm(Component::kMlp, kTokens, gated_width_factor(mlp.gated) * hidden_size * mlp.ffn_hidden_size)};
+Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention) {
+  return {
+      trained_gemm(Component::kMlp, kTokens, mlp_width_factor(mlp, convention) * hidden_size * mlp.ffn_hidden_size)};
 }
 
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention) {
-  const Int128 h = hidden_size, width = gated_width_factor(moe.gated);
+  const Int128 h = hidden_size, width = mlp_width_factor(moe, convention);
   const Int128 experts = width * moe.expert_ffn_hidden_size * moe.topk;
   const Int128 routed = moe.latent_size ? experts * *moe.latent_size + 2 * h * *moe.latent_size : experts * h;
   Terms terms = {trained_gemm(Component::kMoeRouted, kTokens, routed)};
@@ -253,7 +259,7 @@ Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention conve
       return compressed_sparse_attention_terms(a, h, convention);
     }
     Terms operator()(const GatedDeltaNet& g) const { return gated_delta_net_terms(g, h); }
-    Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h); }
+    Terms operator()(const Mamba2& m) const { return mamba2_terms(m, h, convention); }
     Terms operator()(const GatedDeltaProduct& g) const { return gated_delta_product_terms(g, h); }
   };
   return std::visit(Visitor{hidden_size, convention}, mixer);
@@ -263,7 +269,7 @@ Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden
   struct Visitor {
     std::int64_t h;
     Convention convention;
-    Terms operator()(const DenseMlp& m) const { return dense_mlp_terms(m, h); }
+    Terms operator()(const DenseMlp& m) const { return dense_mlp_terms(m, h, convention); }
     Terms operator()(const Moe& m) const { return moe_terms(m, h, convention); }
   };
   return std::visit(Visitor{hidden_size, convention}, channel_mixer);

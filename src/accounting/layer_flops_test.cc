@@ -78,7 +78,15 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        {{Component::kGatedDeltaNet, kTokens, 1472, 1}}},
       // h=8, d=16, 4 heads, 2 groups, state 3: in 8(32 + 12 + 4) = 384, out 128: 512 FMAs; scan 7*16*3 FLOPs.
       {"mamba2",
-       mamba2_terms(Mamba2{16, 4, 2, 3}, 8),
+       mamba2_terms(Mamba2{16, 4, 2, 3}, 8, Convention::kModel),
+       {{Component::kMamba, kTokens, 1024, 1}, {Component::kMamba, kTokens, 336, 1}}},
+      // d=24: in 8(48 + 12 + 4) = 512, out 192: 704 FMAs; scan 7*24*3 FLOPs. Megatron-LM's estimate takes
+      // d = 2h = 16 whatever the layer's width.
+      {"mamba2 wider than 2h",
+       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention::kModel),
+       {{Component::kMamba, kTokens, 1408, 1}, {Component::kMamba, kTokens, 504, 1}}},
+      {"mamba2 wider than 2h, megatron",
+       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention::kMegatronHybrid),
        {{Component::kMamba, kTokens, 1024, 1}, {Component::kMamba, kTokens, 336, 1}}},
       // H=2: in 16*3 + 6*3 + 4*3 = 78 -> 624; conv 4(16*2 + 6*3) = 200; out 128: 952 FMAs;
       // scan (4*2 + 3)*16*3 = 528 FLOPs.
@@ -86,8 +94,18 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8),
        {{Component::kGatedDeltaProduct, kTokens, 1904, 1}, {Component::kGatedDeltaProduct, kTokens, 528, 1}}},
       // h=8, ffn 12: 2*8*12 = 192 FMAs; gated 3*8*12 = 288.
-      {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8), {{Component::kMlp, kTokens, 384, 1}}},
-      {"swiglu mlp", dense_mlp_terms(DenseMlp{12, true}, 8), {{Component::kMlp, kTokens, 576, 1}}},
+      {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8, Convention::kModel), {{Component::kMlp, kTokens, 384, 1}}},
+      {"swiglu mlp", dense_mlp_terms(DenseMlp{12, true}, 8, Convention::kModel), {{Component::kMlp, kTokens, 576, 1}}},
+      // --quick-geglu: gated, but Megatron-LM's estimate charges it as ungated.
+      {"quick-geglu mlp",
+       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention::kExecuted),
+       {{Component::kMlp, kTokens, 576, 1}}},
+      {"quick-geglu mlp, megatron",
+       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention::kMegatronStandard),
+       {{Component::kMlp, kTokens, 384, 1}}},
+      {"quick-geglu moe, megatron",
+       moe_terms(Moe{64, 2, 6, std::nullopt, std::nullopt, true, true}, 8, Convention::kMegatronStandard),
+       {{Component::kMoeRouted, kTokens, 384, 1}}},
       // h=8, expert 6, top-2, gated: 3*6*2*8 = 288 FMAs; shared 5: 3*8*5 = 120.
       {"moe",
        moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kModel),

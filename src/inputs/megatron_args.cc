@@ -138,6 +138,56 @@ Result<std::vector<bool>> expand_frequency(std::string_view name, const LayerFre
 
 bool flag(const std::optional<bool>& value) { return value.value_or(false); }
 
+// A window per layer number (1-based; entry number - 1), unset for full causal
+// attention. Megatron-LM's window_size is (left, right) keys around a query, on
+// the layers window_attn_skip_freq marks (an int f: the numbers that are not
+// multiples of f; a 0/1 list: the entries 1; unset: every layer). A causal
+// query attends `left` earlier keys and itself; left -1 means no limit.
+using SlidingWindows = std::vector<std::optional<std::int64_t>>;
+
+Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_layers) {
+  SlidingWindows windows(num_layers);
+  if (!a.window_size) return windows;
+  const std::vector<std::int64_t>& size = *a.window_size;
+  std::string shown_size = "window_size = (";
+  for (std::size_t i = 0; i < size.size(); ++i) shown_size += (i ? ", " : "") + std::to_string(size[i]);
+  shown_size += ")";
+  if (size.size() != 2) return Error(shown_size + ": must be two integers, the keys left and right of a query");
+  if (size[1] != 0) return Error(shown_size + ": the right side must be 0: a causal query attends no later key");
+  if (size[0] == -1) return windows;
+  if (size[0] < 0 || size[0] == INT64_MAX) {
+    return Error(shown_size + ": the left side must be a non-negative integer below 2^63 - 1, or -1 for no window");
+  }
+  std::vector<bool> windowed(num_layers, true);
+  if (a.window_attn_skip_freq) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(windowed,
+                                expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, num_layers,
+                                                 "num_layers = " + std::to_string(num_layers),
+                                                 [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+  }
+  for (std::size_t i = 0; i < num_layers; ++i) {
+    if (windowed[i]) windows[i] = size[0] + 1;
+  }
+  return windows;
+}
+
+// Gives the softmax attention of layer `number` its window; other mixers have
+// none to give.
+Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, Layer& layer) {
+  const auto index = static_cast<std::size_t>(number - 1);
+  if (!layer.mixer || index >= windows.size() || !windows[index]) return Ok{};
+  if (auto* attention = std::get_if<GqaAttention>(&*layer.mixer)) {
+    attention->window = windows[index];
+    return Ok{};
+  }
+  if (std::holds_alternative<MlaAttention>(*layer.mixer) || std::holds_alternative<DsaAttention>(*layer.mixer)) {
+    return Error(ErrorCode::kUnsupported,
+                 "window_size: a sliding window on multi-latent attention is not counted; it is on grouped-query "
+                 "attention");
+  }
+  return Ok{};
+}
+
 Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required) {
   GqaAttention attention;
   const std::string when = "for attention layers";
@@ -279,7 +329,8 @@ Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
   DenseMlp mlp;
   TRAINFLOPS_ASSIGN_OR_RETURN(mlp.ffn_hidden_size,
                               required("ffn_hidden_size", a.ffn_hidden_size, "for dense MLP layers"));
-  mlp.gated = flag(a.swiglu);
+  mlp.gated = flag(a.swiglu) || flag(a.quick_geglu);
+  mlp.megatron_charges_ungated = !flag(a.swiglu) && flag(a.quick_geglu);
   return mlp;
 }
 
@@ -297,7 +348,8 @@ Result<Moe> moe(const MegatronArgs& a) {
   }
   moe.shared_expert_ffn_hidden_size = a.moe_shared_expert_intermediate_size;
   moe.latent_size = a.moe_latent_size;
-  moe.gated = flag(a.swiglu);
+  moe.gated = flag(a.swiglu) || flag(a.quick_geglu);
+  moe.megatron_charges_ungated = !flag(a.swiglu) && flag(a.quick_geglu);
   return moe;
 }
 
@@ -333,6 +385,11 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
   std::int64_t inner = 2 * hidden_size, heads = 0;
   if (a.mamba_num_heads) {
     TRAINFLOPS_ASSIGN_OR_RETURN(heads, required("mamba_num_heads", a.mamba_num_heads, when));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim, when));
+    if (__builtin_mul_overflow(heads, head_dim, &inner)) {
+      return Error("mamba_num_heads * mamba_head_dim = " + std::to_string(heads) + " * " + std::to_string(head_dim) +
+                   ": overflows 64 bits");
+    }
   } else {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim,
                                                                       "for Mamba layers without mamba_num_heads"));
@@ -344,10 +401,6 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
   }
   if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
   const std::string gdp_when = "for gated delta product layers";
-  if (a.mamba_num_heads) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, required("mamba_head_dim", a.mamba_head_dim, gdp_when));
-    inner = heads * head_dim;
-  }
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t householder,
                               required("gdp_num_householder", a.gdp_num_householder, gdp_when));
   return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
@@ -399,11 +452,12 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
 }
 
 Result<std::vector<Layer>> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
-                                         std::int64_t hidden_size) {
+                                         const SlidingWindows& windows, std::int64_t hidden_size) {
   std::vector<Layer> layers;
   for (LayerSymbol symbol : symbols) {
     const auto number = static_cast<std::int64_t>(layers.size()) + 1;
     TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size));
+    TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
     layers.push_back(std::move(layer));
   }
   return layers;
@@ -422,12 +476,13 @@ Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
                  std::to_string(pattern.mtp_depths.size()) + ", one per '/')");
   }
   model.megatron_path = MegatronPath::kHybrid;
-  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, model.hidden_size));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, pattern.main.size()));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, windows, model.hidden_size));
   if (pattern.main_stage_layers.size() > 1) {
     model.pipeline_stage_layers.assign(pattern.main_stage_layers.begin(), pattern.main_stage_layers.end());
   }
   for (const auto& depth : pattern.mtp_depths) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, model.hidden_size));
+    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, windows, model.hidden_size));
     model.mtp_depths.push_back(std::move(layers));
   }
   return model;
@@ -492,6 +547,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
                                                  [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
   }
 
+  TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));
   std::optional<Mixer> attention, linear_attention;
   std::optional<ChannelMixer> dense, experts;
   auto build_layer = [&](std::size_t i) -> Result<Layer> {
@@ -534,6 +590,9 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   };
   for (std::size_t i = 0; i < layers + depths; ++i) {
     TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, build_layer(i));
+    // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
+    const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
+    TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
     if (i < layers) {
       model.layers.push_back(std::move(layer));
     } else {

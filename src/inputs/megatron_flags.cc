@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <numeric>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
+#include "inputs/flags_file.h"
 #include "inputs/megatron_known_flags.h"
 #include "trainflops/edit_distance.h"
 
@@ -75,6 +78,18 @@ constexpr std::array<ExtraFlag, 9> kExtraFlags = {{
     {"--decoder-first-pipeline-num-layers", &Extras::first_stage_layers},
     {"--decoder-last-pipeline-num-layers", &Extras::last_stage_layers},
 }};
+// Flags Megatron-LM's parser still accepts but its argument validation stops
+// at, each with its replacement.
+struct RetiredFlag {
+  std::string_view flag, replacement;
+};
+constexpr std::array<RetiredFlag, 4> kRetiredFlags = {{
+    {"--batch-size", "--micro-batch-size"},
+    {"--warmup", "--lr-warmup-fraction"},
+    {"--model-parallel-size", "--tensor-model-parallel-size"},
+    {"--checkpoint-activations", "--recompute-activations"},
+}};
+
 // Recomputation: what executed mode counts again.
 constexpr std::string_view kRecomputeGranularity = "--recompute-granularity";
 constexpr std::string_view kRecomputeMethod = "--recompute-method";
@@ -390,12 +405,34 @@ Status read(const FlagUse& use, Tokens& tokens, std::optional<LayerFrequency>& o
   return Ok{};
 }
 
+// Megatron-LM's tuple_type: integers separated by commas, in optional
+// parentheses ("128,0", "(128,0)").
+Result<std::vector<int64_t>> parse_tuple(std::string_view flag, std::string_view text) {
+  std::string_view inner = text;
+  while (inner.starts_with('(')) inner.remove_prefix(1);
+  while (inner.ends_with(')')) inner.remove_suffix(1);
+  std::vector<int64_t> numbers;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = std::min(inner.find(',', start), inner.size());
+    TRAINFLOPS_ASSIGN_OR_RETURN(const int64_t number, parse_integer(flag, inner.substr(start, comma - start),
+                                                                    "must be integers separated by commas"));
+    numbers.push_back(number);
+    if (comma == inner.size()) return numbers;
+    start = comma + 1;
+  }
+}
+
 // A list of integers: a list expression ("[0,4]*2+[128]", as the layer
-// frequencies take), or the words up to the next flag (nargs='+').
+// frequencies take), a tuple ("128,0"), or the words up to the next flag
+// (nargs='+').
 Status read(const FlagUse& use, Tokens& tokens, std::optional<std::vector<int64_t>>& out) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::string_view first, single_value(use, tokens));
   if (first.find('[') != std::string_view::npos) {
     TRAINFLOPS_ASSIGN_OR_RETURN(out, PatternEvaluator(use.name, first).evaluate());
+    return Ok{};
+  }
+  if (first.find_first_of(",(") != std::string_view::npos) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(out, parse_tuple(use.name, first));
     return Ok{};
   }
   std::vector<int64_t> numbers;
@@ -446,23 +483,74 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
   return status;
 }
 
-std::string ignored_entry(const FlagUse& use, Tokens& tokens) {
+// A flag that does not change FLOPs, with the values Megatron-LM's parser
+// gives it: "--lr 3e-4". An unknown flag (shape nullptr) takes the words up to
+// the next flag.
+Result<std::string> ignored_entry(const FlagUse& use, const MegatronFlagShape* shape, Tokens& tokens) {
+  const int fewest = shape ? shape->fewest_values : 0;
+  const int most = shape ? shape->most_values : kUnlimitedValues;
   std::string entry(use.name);
-  if (use.inline_value) entry += " " + std::string(*use.inline_value);
-  while (tokens.at_value()) entry += " " + tokens.take();
+  if (use.inline_value) {
+    if (most == 0) return value_error(use.name, *use.inline_value, "is a switch and takes no value");
+    if (fewest > 1) {
+      return Error(std::string(use.name) + ": takes " + std::to_string(fewest) + " values, not one after '='");
+    }
+    return entry + " " + std::string(*use.inline_value);
+  }
+  int taken = 0;
+  for (; (most == kUnlimitedValues || taken < most) && tokens.at_value(); ++taken) entry += " " + tokens.take();
+  if (taken < fewest) {
+    return Error(std::string(use.name) + ": expects " +
+                 (fewest == 1 ? std::string("a value") : std::to_string(fewest) + " values"));
+  }
   return entry;
 }
 
 // --- typos -------------------------------------------------------------------
 
-// The flag an unknown one is most likely a misspelling of: the nearest
-// relevant or known flag within 2 edits (1 for names of at most 8
-// characters), the first of equals.
+std::vector<std::string> flag_words(std::string_view flag) {
+  std::vector<std::string> words(1);
+  for (const char c : flag.substr(2)) {
+    if (c == '-' || c == '_') {
+      words.emplace_back();
+    } else {
+      words.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return words;
+}
+
+// Whether each word of `shortened` starts a word of `flag`, in order
+// ("--ffn-size" shortens "--ffn-hidden-size", "--seq-len" "--seq-length").
+bool shortens(const std::vector<std::string>& shortened, const std::vector<std::string>& flag) {
+  std::size_t next = 0;
+  for (const std::string& word : shortened) {
+    while (next < flag.size() && !flag[next].starts_with(word)) ++next;
+    if (next == flag.size()) return false;
+    ++next;
+  }
+  return true;
+}
+
+// The flag an unknown one most likely stands for: the nearest relevant or
+// known flag within 2 edits (1 for names of at most 8 characters), else the
+// one with the fewest words that it shortens; the first of equals.
 std::optional<std::string> likely_intended(std::string_view unknown) {
   const std::vector<std::string> relevant = relevant_flags();
   std::vector<std::string_view> candidates(relevant.begin(), relevant.end());
-  for (const std::string_view flag : megatron_known_flags()) candidates.push_back(flag);
-  return nearest_name(unknown, candidates, unknown.size() - 2 > 8 ? 2 : 1);
+  for (const MegatronFlagShape& flag : megatron_known_flags()) candidates.push_back(flag.name);
+  if (std::optional<std::string> near = nearest_name(unknown, candidates, unknown.size() - 2 > 8 ? 2 : 1)) return near;
+  const std::vector<std::string> unknown_words = flag_words(unknown);
+  std::optional<std::string> best;
+  std::size_t best_words = SIZE_MAX;
+  for (const std::string_view candidate : candidates) {
+    const std::vector<std::string> words = flag_words(candidate);
+    if (words.size() < best_words && shortens(unknown_words, words)) {
+      best = std::string(candidate);
+      best_words = words.size();
+    }
+  }
+  return best;
 }
 
 // --- Megatron-LM's defaults and derivations ----------------------------------
@@ -590,7 +678,8 @@ Status apply_megatron_defaults(const Extras& extras, MegatronArgs& a) {
 
 }  // namespace
 
-Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv) {
+Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& words, UnknownFlags unknown_flags) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::string> argv, expand_flags_files(words));
   ParsedMegatronFlags parsed;
   Extras extras;
   Tokens tokens(argv);
@@ -604,17 +693,29 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
       TRAINFLOPS_RETURN_IF_ERROR(*status);
       continue;
     }
-    if (!is_megatron_known_flag(use.name)) {
-      if (std::optional<std::string> intended = likely_intended(use.name)) {
-        return Error("unknown flag " + std::string(use.name) + ": did you mean " + *intended + "?");
-      }
-    }
     if (use.name == "--use-checkpoint-args") {
       return Error(
           "--use-checkpoint-args: the model comes from the checkpoint, which trainflops cannot read; remove the flag "
           "to count the model the other flags describe");
     }
-    parsed.ignored.push_back(ignored_entry(use, tokens));
+    for (const RetiredFlag& retired : kRetiredFlags) {
+      if (use.name == retired.flag) {
+        return Error(std::string(use.name) + ": no longer valid in Megatron-LM, which stops at it; use " +
+                     std::string(retired.replacement));
+      }
+    }
+    const MegatronFlagShape* shape = find_megatron_known_flag(use.name);
+    TRAINFLOPS_ASSIGN_OR_RETURN(std::string entry, ignored_entry(use, shape, tokens));
+    if (shape) {
+      parsed.ignored.push_back(std::move(entry));
+      continue;
+    }
+    std::string problem = "unknown flag " + std::string(use.name) + ": Megatron-LM's parser has no such option";
+    if (std::optional<std::string> intended = likely_intended(use.name)) problem += "; did you mean " + *intended + "?";
+    if (unknown_flags == UnknownFlags::kRejected) {
+      return Error(problem + " (allow unknown flags to count the model without it)");
+    }
+    parsed.unknown.push_back(problem + " (counted without it: " + entry + ")");
   }
   parsed.global_batch_size = extras.global_batch_size;
   parsed.tokenizer_type = extras.tokenizer_type;

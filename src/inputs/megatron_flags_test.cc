@@ -105,6 +105,13 @@ void expect_members(const std::vector<MemberCase>& cases) {
   }
 }
 
+// What Megatron-LM's parser rejects, as parse_megatron_flags words it.
+std::string unknown_flag(std::string_view flag, std::optional<std::string_view> intended) {
+  std::string message = "unknown flag " + std::string(flag) + ": Megatron-LM's parser has no such option";
+  if (intended) message += "; did you mean " + std::string(*intended) + "?";
+  return message + " (allow unknown flags to count the model without it)";
+}
+
 struct ErrorCase {
   Argv argv;
   std::string message;
@@ -387,35 +394,77 @@ TEST(MegatronFlagsTest, RejectsBadLayerFrequencyPatterns) {
 
 TEST(MegatronFlagsTest, ReportsTypos) {
   expect_errors({
-      {{"--num-layer", "4"}, "unknown flag --num-layer: did you mean --num-layers?"},
-      {{"--num_layers", "4"}, "unknown flag --num_layers: did you mean --num-layers?"},
-      {{"--hiden-size", "4096"}, "unknown flag --hiden-size: did you mean --hidden-size?"},
-      {{"--moe-router-tokp", "8"}, "unknown flag --moe-router-tokp: did you mean --moe-router-topk?"},
-      {{"--num-atention-head", "32"}, "unknown flag --num-atention-head: did you mean --num-attention-heads?"},
-      {{"--swigl"}, "unknown flag --swigl: did you mean --swiglu?"},
-      {{"--vocab-sizes", "100"}, "unknown flag --vocab-sizes: did you mean --vocab-size?"},
+      {{"--num-layer", "4"}, unknown_flag("--num-layer", "--num-layers")},
+      {{"--num_layers", "4"}, unknown_flag("--num_layers", "--num-layers")},
+      {{"--hiden-size", "4096"}, unknown_flag("--hiden-size", "--hidden-size")},
+      {{"--moe-router-tokp", "8"}, unknown_flag("--moe-router-tokp", "--moe-router-topk")},
+      {{"--num-atention-head", "32"}, unknown_flag("--num-atention-head", "--num-attention-heads")},
+      {{"--swigl"}, unknown_flag("--swigl", "--swiglu")},
+      {{"--vocab-sizes", "100"}, unknown_flag("--vocab-sizes", "--vocab-size")},
       {{"--tensor-model-paralel-size", "8"},
-       "unknown flag --tensor-model-paralel-size: did you mean --tensor-model-parallel-size?"},
-      {{"--sequence-paralel"}, "unknown flag --sequence-paralel: did you mean --sequence-parallel?"},
-      {{"--lrr", "3e-4"}, "unknown flag --lrr: did you mean --lr?"},
-      {{"--bf61"}, "unknown flag --bf61: did you mean --bf16?"},
-      {{"--hybrid-overide-pattern", "M"},
-       "unknown flag --hybrid-overide-pattern: did you mean --hybrid-override-pattern?"},
+       unknown_flag("--tensor-model-paralel-size", "--tensor-model-parallel-size")},
+      {{"--sequence-paralel"}, unknown_flag("--sequence-paralel", "--sequence-parallel")},
+      {{"--lrr", "3e-4"}, unknown_flag("--lrr", "--lr")},
+      {{"--bf61"}, unknown_flag("--bf61", "--bf16")},
+      {{"--hybrid-overide-pattern", "M"}, unknown_flag("--hybrid-overide-pattern", "--hybrid-override-pattern")},
   });
 }
 
 TEST(MegatronFlagsTest, RecordsIgnoredFlagsInOrderWithTheirValues) {
   const Argv argv = words(
-      "--lr 3e-4 --num-layers 2 --bf16 --data-path 0.5 a 0.5 b --my-flag -1 --min-lr=1e-5 --swiglu "
-      "--use-distributed-optimizer --weight-decay 0.1 --custom-thing --x=1 2");
+      "--lr 3e-4 --num-layers 2 --bf16 --data-path 0.5 a 0.5 b --min-lr=1e-5 --swiglu --rampup-batch-size 32 32 1000 "
+      "--use-distributed-optimizer --weight-decay 0.1 --recompute-modules core_attn mla_up_proj");
   const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message();
-  EXPECT_EQ(
-      parsed.value().ignored,
-      (std::vector<std::string>{"--lr 3e-4", "--bf16", "--data-path 0.5 a 0.5 b", "--my-flag -1", "--min-lr 1e-5",
-                                "--use-distributed-optimizer", "--weight-decay 0.1", "--custom-thing", "--x 1 2"}));
+  EXPECT_EQ(parsed.value().ignored,
+            (std::vector<std::string>{"--lr 3e-4", "--bf16", "--data-path 0.5 a 0.5 b", "--min-lr 1e-5",
+                                      "--rampup-batch-size 32 32 1000", "--use-distributed-optimizer",
+                                      "--weight-decay 0.1", "--recompute-modules core_attn mla_up_proj"}));
+  EXPECT_TRUE(parsed.value().unknown.empty());
   EXPECT_EQ(parsed.value().args.num_layers, 2);
   EXPECT_EQ(parsed.value().args.swiglu, true);
+}
+
+// A flag takes as many values as Megatron-LM's parser gives it, so a stray
+// word is an error instead of being swallowed by the flag before it.
+TEST(MegatronFlagsTest, TakesAsManyValuesAsMegatronLmsParser) {
+  expect_errors({
+      {{"--bf16", "4"}, "unexpected argument \"4\" (flags start with --)"},
+      {{"--lr", "3e-4", "1e-5"}, "unexpected argument \"1e-5\" (flags start with --)"},
+      {{"--lr"}, "--lr: expects a value"},
+      {{"--lr", "--bf16"}, "--lr: expects a value"},
+      {{"--rampup-batch-size", "32", "32"}, "--rampup-batch-size: expects 3 values"},
+      {{"--rampup-batch-size=32"}, "--rampup-batch-size: takes 3 values, not one after '='"},
+      {{"--recompute-modules"}, "--recompute-modules: expects a value"},
+      {{"--bf16=yes"}, "--bf16 = \"yes\": is a switch and takes no value"},
+  });
+}
+
+// Flags Megatron-LM's parser rejects are rejected, with a did-you-mean for a
+// misspelling or a shortened name; allowed, they are counted as absent and
+// reported.
+TEST(MegatronFlagsTest, RejectsWhatMegatronLmsParserRejects) {
+  expect_errors({
+      {{"--ffn-size", "3"}, unknown_flag("--ffn-size", "--ffn-hidden-size")},
+      {{"--seq-len", "4096"}, unknown_flag("--seq-len", "--seq-length")},
+      {{"--moe-topk", "2"}, unknown_flag("--moe-topk", "--moe-router-topk")},
+      {{"--checkpoint-activations"},
+       "--checkpoint-activations: no longer valid in Megatron-LM, which stops at it; use --recompute-activations"},
+      {{"--batch-size", "8"},
+       "--batch-size: no longer valid in Megatron-LM, which stops at it; use --micro-batch-size"},
+      {{"--zzz-qqq"}, unknown_flag("--zzz-qqq", std::nullopt)},
+  });
+  const Result<ParsedMegatronFlags> allowed = parse_megatron_flags(
+      words("--num-layers 2 --ffn-size 3 --zzz-qqq=1 --custom-thing a b --hidden-size 8"), UnknownFlags::kWarned);
+  ASSERT_TRUE(allowed.ok()) << allowed.error().message();
+  EXPECT_EQ(allowed.value().args.num_layers, 2);
+  EXPECT_EQ(allowed.value().args.hidden_size, 8);
+  EXPECT_EQ(allowed.value().args.ffn_hidden_size, 32);  // 4h: --ffn-size did not set it
+  ASSERT_EQ(allowed.value().unknown.size(), 3u);
+  const std::string first = unknown_flag("--ffn-size", "--ffn-hidden-size");
+  EXPECT_EQ(allowed.value().unknown[0], first.substr(0, first.find(" (allow")) + " (counted without it: --ffn-size 3)");
+  EXPECT_TRUE(allowed.value().unknown[1].ends_with(" (counted without it: --zzz-qqq 1)"));
+  EXPECT_TRUE(allowed.value().unknown[2].ends_with(" (counted without it: --custom-thing a b)"));
 }
 
 TEST(MegatronFlagsTest, AcceptsFlagEqualsValue) {
@@ -477,15 +526,37 @@ TEST(MegatronFlagsKnownList, HoldsEveryUpstreamMemberFlag) {
   MegatronArgs members;
   for_each_megatron_arg(members, [](std::string_view name, auto&) {
     const std::string flag = flag_of(name);
-    // Only the gated-delta-product fork has this flag.
-    if (flag == "--gdp-num-householder") return;
-    EXPECT_TRUE(is_megatron_known_flag(flag)) << flag;
+    // The DSA pull request's flags, not in the main and dev branches the table was read from.
+    for (const char* branch_only : {"--dsa-indexer-grad-mode", "--dsa-kpool-size", "--dsa-kpool-tail"}) {
+      if (flag == branch_only) return;
+    }
+    EXPECT_NE(find_megatron_known_flag(flag), nullptr) << flag;
   });
-  EXPECT_GT(megatron_known_flags().size(), 700u);
-  for (const char* flag : {"--lr", "--bf16", "--override-opt_param-scheduler", "--local_rank", "--no-rope-fusion"}) {
-    EXPECT_TRUE(is_megatron_known_flag(flag)) << flag;
+  EXPECT_GT(megatron_known_flags().size(), 900u);
+  EXPECT_EQ(find_megatron_known_flag("--num-layer"), nullptr);
+}
+
+// How many values Megatron-LM's parser gives each kind of option.
+TEST(MegatronFlagsKnownList, KnowsHowManyValuesEachFlagTakes) {
+  const struct {
+    const char* flag;
+    int fewest, most;
+  } cases[] = {
+      {"--bf16", 0, 0},
+      {"--lr", 1, 1},
+      {"--override-opt_param-scheduler", 0, 0},
+      {"--rampup-batch-size", 3, 3},
+      {"--data-path", 0, kUnlimitedValues},
+      {"--recompute-modules", 1, kUnlimitedValues},
+      {"--enable-gpt-oss", 0, 0},  // a post-training flag that launch scripts pass
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flag);
+    const MegatronFlagShape* shape = find_megatron_known_flag(c.flag);
+    ASSERT_NE(shape, nullptr);
+    EXPECT_EQ(shape->fewest_values, c.fewest);
+    EXPECT_EQ(shape->most_values, c.most);
   }
-  EXPECT_FALSE(is_megatron_known_flag("--num-layer"));
 }
 
 // A DeepSeek-V3-like launch script: MLA, 3 dense layers then 58 MoE layers,
@@ -524,6 +595,97 @@ TEST(MegatronFlagsEndToEnd, DeepSeekV3LikeScriptBuildsAModel) {
   const auto& mla = std::get<MlaAttention>(*model.value().layers[0].mixer);
   EXPECT_EQ(mla.q_lora_rank, 1536);
   EXPECT_EQ(mla.kv_lora_rank, 512);
+}
+
+// The model a few flags describe, or the error building it.
+Result<Model> model_of(std::string_view line) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronFlags parsed, parse_megatron_flags(words(line)));
+  return model_from_megatron_flags(parsed);
+}
+
+constexpr std::string_view kSmallGpt =
+    "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 64 ";
+
+// Megatron-LM's window_size (left, right) on the layers whose 1-based number
+// window_attn_skip_freq marks (is_layer_window_attention in
+// megatron/core/transformer/utils.py): a query attends left keys and itself.
+TEST(MegatronFlagsModel, SlidingWindowsOnTheLayersMegatronLmWindows) {
+  const struct {
+    std::string flags;
+    std::vector<std::optional<std::int64_t>> windows;
+  } cases[] = {
+      {"--window-size 128,0 --window-attn-skip-freq 2", {129, std::nullopt, 129, std::nullopt}},
+      {"--window-size (7,0)", {8, 8, 8, 8}},
+      {"--window-size 7,0 --window-attn-skip-freq [1,0,0,1]", {8, std::nullopt, std::nullopt, 8}},
+      {"--window-size=-1,0", {std::nullopt, std::nullopt, std::nullopt, std::nullopt}},
+      {"--window-attn-skip-freq 2", {std::nullopt, std::nullopt, std::nullopt, std::nullopt}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const Result<Model> model = model_of(std::string(kSmallGpt) + c.flags);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    ASSERT_EQ(model.value().layers.size(), c.windows.size());
+    for (std::size_t i = 0; i < c.windows.size(); ++i) {
+      EXPECT_EQ(std::get<GqaAttention>(*model.value().layers[i].mixer).window, c.windows[i]) << "layer " << i;
+    }
+  }
+}
+
+TEST(MegatronFlagsModel, RejectsWindowsItCannotCount) {
+  const struct {
+    std::string flags, message;
+  } cases[] = {
+      {"--window-size 128,4", "window_size = (128, 4): the right side must be 0: a causal query attends no later key"},
+      {"--window-size 128", "window_size = (128): must be two integers, the keys left and right of a query"},
+      {"--window-size -2,0",
+       "window_size = (-2, 0): the left side must be a non-negative integer below 2^63 - 1, or -1 for no window"},
+      {"--window-size 1,x", "--window-size = \"x\": must be integers separated by commas"},
+      {"--window-size 8,0 --window-attn-skip-freq [1,0]",
+       "window_attn_skip_freq: the list has 2 entries; it must have num_layers = 4"},
+      {"--window-size 8,0 --multi-latent-attention",
+       "window_size: a sliding window on multi-latent attention is not counted; it is on grouped-query attention"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const Result<Model> model = model_of(std::string(kSmallGpt) + c.flags);
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.error().message(), c.message);
+  }
+}
+
+// --quick-geglu is a gated MLP (gated_linear_unit with quick GELU) that
+// Megatron-LM's estimate, reading only --swiglu, charges as ungated.
+TEST(MegatronFlagsModel, QuickGegluIsGatedButChargedUngatedByMegatronLm) {
+  const Result<Model> dense = model_of(std::string(kSmallGpt) + "--quick-geglu");
+  ASSERT_TRUE(dense.ok()) << dense.error().message();
+  const auto& mlp = std::get<DenseMlp>(*dense.value().layers[0].channel_mixer);
+  EXPECT_TRUE(mlp.gated);
+  EXPECT_TRUE(mlp.megatron_charges_ungated);
+  const Result<Model> experts =
+      model_of(std::string(kSmallGpt) + "--quick-geglu --num-experts 4 --moe-ffn-hidden-size 32");
+  ASSERT_TRUE(experts.ok()) << experts.error().message();
+  const auto& moe = std::get<Moe>(*experts.value().layers[0].channel_mixer);
+  EXPECT_TRUE(moe.gated);
+  EXPECT_TRUE(moe.megatron_charges_ungated);
+  const Result<Model> swiglu = model_of(std::string(kSmallGpt) + "--swiglu");
+  ASSERT_TRUE(swiglu.ok()) << swiglu.error().message();
+  EXPECT_FALSE(std::get<DenseMlp>(*swiglu.value().layers[0].channel_mixer).megatron_charges_ungated);
+}
+
+// Megatron-LM's MambaMixer is mamba_num_heads * mamba_head_dim wide when the
+// heads are given, else 2h (megatron/core/ssm/mamba_mixer.py).
+TEST(MegatronFlagsModel, MambaWidthIsHeadsTimesHeadDim) {
+  const std::string hybrid =
+      "--hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 64 --hybrid-layer-pattern M "
+      "--mamba-head-dim 32 ";
+  const Result<Model> with_heads = model_of(hybrid + "--mamba-num-heads 8");
+  ASSERT_TRUE(with_heads.ok()) << with_heads.error().message();
+  EXPECT_EQ(std::get<Mamba2>(*with_heads.value().layers[0].mixer).inner_dim, 256);
+  EXPECT_EQ(std::get<Mamba2>(*with_heads.value().layers[0].mixer).num_heads, 8);
+  const Result<Model> without = model_of(hybrid);
+  ASSERT_TRUE(without.ok()) << without.error().message();
+  EXPECT_EQ(std::get<Mamba2>(*without.value().layers[0].mixer).inner_dim, 128);
+  EXPECT_EQ(std::get<Mamba2>(*without.value().layers[0].mixer).num_heads, 4);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Internal: the option strings of Megatron-LM's argument parser, so that the
-// flags of a launch script can be told apart from typos.
+// Internal: the options of Megatron-LM's argument parser and how many values
+// each takes, so that the flags of a launch script can be told apart from
+// typos and read as Megatron-LM reads them.
 #ifndef TRAINFLOPS_SRC_INPUTS_MEGATRON_KNOWN_FLAGS_H_
 #define TRAINFLOPS_SRC_INPUTS_MEGATRON_KNOWN_FLAGS_H_
 
@@ -8,10 +9,19 @@
 
 namespace trainflops {
 
-// Each with its leading "--", sorted bytewise, without duplicates.
-std::span<const std::string_view> megatron_known_flags();
+struct MegatronFlagShape {
+  std::string_view name;  // with its leading "--"
+  int fewest_values;
+  int most_values;  // kUnlimitedValues: every word up to the next flag
+};
 
-bool is_megatron_known_flag(std::string_view flag);
+inline constexpr int kUnlimitedValues = -1;
+
+// Sorted bytewise by name, without duplicates.
+std::span<const MegatronFlagShape> megatron_known_flags();
+
+// nullptr when Megatron-LM's parser does not accept `flag`.
+const MegatronFlagShape* find_megatron_known_flag(std::string_view flag);
 
 }  // namespace trainflops
 

@@ -28,7 +28,10 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     return resolved;
   }
   if (in.megatron_flags) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronFlags flags, parse_megatron_flags(*in.megatron_flags));
+    TRAINFLOPS_ASSIGN_OR_RETURN(
+        ParsedMegatronFlags flags,
+        parse_megatron_flags(*in.megatron_flags,
+                             in.allow_unknown_flags ? UnknownFlags::kWarned : UnknownFlags::kRejected));
     ResolvedModel resolved;
     TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags));
     resolved.seq_length = flags.args.seq_length;
@@ -36,6 +39,7 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     resolved.pipeline = flags.pipeline;
     resolved.recompute = flags.recompute;
     resolved.ignored = std::move(flags.ignored);
+    resolved.warnings = std::move(flags.unknown);
     return resolved;
   }
   if (in.args_file) {

@@ -101,6 +101,13 @@ Result<std::string> read_text(const json& record, const char* key) {
   return value.get<std::string>();
 }
 
+// A boolean member, or an error naming it.
+Result<bool> read_switch(const json& record, const char* key) {
+  const json& value = record.at(key);
+  if (!value.is_boolean()) return Error(std::string(key) + " = " + shown(value) + ": must be true or false");
+  return value.get<bool>();
+}
+
 // The record's model: Megatron-LM arguments inline ("args"), or any source
 // the other front ends take ("preset", "hf", "config", "flags"), resolved as
 // they resolve it.
@@ -126,6 +133,12 @@ Result<ResolvedModel> read_model(const json& record) {
   }
   if (record.contains("dsa_indexer_grad_mode")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(input.dsa_indexer_grad_mode, read_text(record, "dsa_indexer_grad_mode"));
+  }
+  if (record.contains("strict")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.strict, read_switch(record, "strict"));
+  }
+  if (record.contains("allow_unknown_flags")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(input.allow_unknown_flags, read_switch(record, "allow_unknown_flags"));
   }
   if (!record.contains("args")) return resolve_model(input);
   // Inline arguments are one more source: with another, the resolver words the error.
@@ -162,6 +175,7 @@ Result<CountRequest> parse_count_request(std::string_view record_json) {
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(request.workload, read_workload(record, request.mode, resolved));
   request.model = std::move(resolved.model);
+  request.warnings = std::move(resolved.warnings);
   return request;
 }
 
@@ -182,6 +196,7 @@ BatchAnswer answer_batch_line(std::string_view line, std::int64_t line_number) {
   if (!flops.ok()) return fail(flops.error());
   json out = {{"flops", flops.value().value}};
   if (flops.value().exact) out["exact"] = to_decimal(*flops.value().exact);
+  if (!request.value().warnings.empty()) out["warnings"] = request.value().warnings;
   return BatchAnswer{out.dump(), true};
 }
 

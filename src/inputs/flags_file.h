@@ -1,0 +1,27 @@
+// Internal: Megatron-LM flags kept in a file, as a launch script writes them.
+#ifndef TRAINFLOPS_SRC_INPUTS_FLAGS_FILE_H_
+#define TRAINFLOPS_SRC_INPUTS_FLAGS_FILE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// Splits a flags file into words the way a shell reads a launch script's
+// command line: words separated by blanks and newlines, "#" starting a comment
+// at the start of a word, a backslash before a newline joining the lines,
+// '...' and "..." quoting, a backslash escaping the next character. A shell
+// variable ("$NUM_LAYERS") or command substitution cannot be known here:
+// an error naming the line. `path` only labels errors ("PATH:LINE: ...").
+Result<std::vector<std::string>> split_flags_file(std::string_view text, std::string_view path);
+
+// Replaces every word "@PATH" of `words` by the words of the file at PATH
+// (read with the config-file size limit). Files do not include other files.
+Result<std::vector<std::string>> expand_flags_files(const std::vector<std::string>& words);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_SRC_INPUTS_FLAGS_FILE_H_
