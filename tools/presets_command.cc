@@ -1,5 +1,9 @@
 // trainflops presets: the built-in models, with the parameters trainflops
 // counts for each (parameters.h), not the published figures.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "command.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
@@ -23,12 +27,20 @@ Result<std::string> parameter_summary(const Preset& preset) {
   return text;
 }
 
+// Columns as wide as their longest entry, two spaces apart.
 Result<std::string> list_presets() {
-  std::string out;
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::size_t name_width = 0, summary_width = 0;
   for (const Preset& preset : presets()) {
     Result<std::string> summary = parameter_summary(preset);
     if (!summary.ok()) return summary.error().context("preset " + preset.name);
-    out += padded(preset.name, 19) + padded(summary.value(), 42) + preset.description + "\n";
+    name_width = std::max(name_width, preset.name.size() + 2);
+    summary_width = std::max(summary_width, summary.value().size() + 2);
+    rows.emplace_back(preset.name, summary.value());
+  }
+  std::string out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out += padded(rows[i].first, name_width) + padded(rows[i].second, summary_width) + presets()[i].description + "\n";
   }
   return out;
 }

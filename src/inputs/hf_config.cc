@@ -1,5 +1,8 @@
 #include "trainflops/hf_config.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "base/json_text.h"
 #include "inputs/hf_config_reader.h"
 #include "inputs/hf_models.h"
@@ -69,17 +72,63 @@ struct Entry {
 
 // Sorted by model_type.
 constexpr Entry kImporters[] = {
-    {"deepseek_v3", import_deepseek}, {"deepseek_v32", import_deepseek}, {"deepseek_v4", import_deepseek_v4},
-    {"gemma3", import_gemma3},        {"gemma3_text", import_gemma3},    {"glm_moe_dsa", import_deepseek},
-    {"gpt_oss", import_gpt_oss},      {"llama", import_transformer},     {"mistral", import_transformer},
-    {"mixtral", import_transformer},  {"nemotron_h", import_nemotron_h}, {"qwen2", import_transformer},
-    {"qwen3", import_transformer},    {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
+    {"deepseek_v2", import_deepseek},    {"deepseek_v3", import_deepseek},  {"deepseek_v32", import_deepseek},
+    {"deepseek_v4", import_deepseek_v4}, {"gemma3", import_gemma3},         {"gemma3_text", import_gemma3},
+    {"glm4_moe", import_glm4_moe},       {"glm_moe_dsa", import_deepseek},  {"gpt_oss", import_gpt_oss},
+    {"kimi_k2", import_deepseek},        {"llama", import_transformer},     {"llama4_text", import_llama4_text},
+    {"minimax_m2", import_minimax_m2},   {"mistral", import_transformer},   {"mixtral", import_transformer},
+    {"nemotron_h", import_nemotron_h},   {"qwen2", import_transformer},     {"qwen3", import_transformer},
+    {"qwen3_moe", import_transformer},   {"qwen3_next", import_qwen3_next},
 };
+
+static_assert(std::is_sorted(std::begin(kImporters), std::end(kImporters),
+                             [](const Entry& a, const Entry& b) { return a.model_type < b.model_type; }));
+
+Importer importer_of(std::string_view model_type) {
+  for (const Entry& entry : kImporters) {
+    if (entry.model_type == model_type) return entry.import;
+  }
+  return nullptr;
+}
 
 std::string supported_list() {
   std::string list;
   for (const Entry& entry : kImporters) list += (list.empty() ? "" : ", ") + std::string(entry.model_type);
   return list;
+}
+
+// Runs `importer` over one object of the config and adds what it left unread
+// to `notes`.
+Result<Model> import_object(Importer importer, Fields& fields, Notes& notes) {
+  fields.get("model_type");
+  fields.ignore_common();
+  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, importer(fields, notes));
+  const Fields::Unread unread = fields.finish();
+  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
+  return model;
+}
+
+// A multimodal release whose language model is text_config, of a supported
+// model type: that model is counted, the other modalities are not.
+Result<Model> import_text_config(const json& config, const std::string& model_type, Notes& notes) {
+  const auto unsupported = [&](const std::string& why) {
+    return Error(ErrorCode::kUnsupported,
+                 "model_type = \"" + model_type + "\": not supported" + why + " (supported: " + supported_list() + ")");
+  };
+  const auto text = config.find("text_config");
+  if (text == config.end() || !text->is_object()) return unsupported("");
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields text_fields, Fields::open(*text, "text_config", ""));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> text_type, text_fields.optional_text("model_type"));
+  if (!text_type) return unsupported(", and its text_config names no model_type");
+  const Importer importer = importer_of(*text_type);
+  if (!importer) return unsupported(", nor is its text_config's \"" + *text_type + "\"");
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(*text, "text_config", *text_type));
+  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, import_object(importer, fields, notes));
+  notes.assumed.push_back("the language model is text_config (model_type \"" + *text_type +
+                          "\"), counted alone: the other modalities of model_type \"" + model_type +
+                          "\" are not counted");
+  return model;
 }
 
 Result<HfImport> import_config(const json& config, UnknownFields unknown_fields) {
@@ -89,23 +138,19 @@ Result<HfImport> import_config(const json& config, UnknownFields unknown_fields)
     return Error("model_type is missing: config.json names its architecture there (supported: " + supported_list() +
                  ")");
   }
-  Importer importer = nullptr;
-  for (const Entry& entry : kImporters) {
-    if (entry.model_type == *model_type) importer = entry.import;
-  }
-  if (!importer) {
-    return Error(ErrorCode::kUnsupported,
-                 "model_type = \"" + *model_type + "\": not supported (supported: " + supported_list() + ")");
-  }
-  TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(config, "", *model_type));
-  fields.get("model_type");
-  fields.ignore_common();
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> name, fields.optional_text("_name_or_path"));
   Notes notes;
-  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, importer(fields, notes));
-  const Fields::Unread unread = fields.finish();
-  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
-  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(config, "", *model_type));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> name, fields.optional_text("_name_or_path"));
+  Model model;
+  if (const Importer importer = importer_of(*model_type)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(model, import_object(importer, fields, notes));
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(model, import_text_config(config, *model_type, notes));
+    fields.get("text_config");
+    fields.ignore_unread();
+    const Fields::Unread unread = fields.finish();
+    notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  }
   if (unknown_fields == UnknownFields::kRejected && !notes.unknown.empty()) return Error(notes.unknown.front());
   model.name = name && !name->empty() ? *name : *model_type;
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));

@@ -1,9 +1,8 @@
 #include "inputs/hf_config_reader.h"
 
-#include "trainflops/edit_distance.h"
-
 #include <limits>
 
+#include "trainflops/edit_distance.h"
 #include "trainflops/model.h"
 
 namespace trainflops::hf {
@@ -167,6 +166,12 @@ Result<std::optional<std::vector<std::int64_t>>> Fields::optional_indices(std::s
 
 void Fields::ignore(std::initializer_list<std::string_view> keys) {
   for (const std::string_view key : keys) ignored_.emplace(key);
+}
+
+void Fields::ignore_unread() {
+  for (const auto& [key, value] : object_->items()) {
+    if (!read_.count(key)) ignored_.insert(key);
+  }
 }
 
 void Fields::ignore_common() {

@@ -1,7 +1,8 @@
 // Reads the fields of one object of a Hugging Face config.json (the top level,
 // or a nested text_config) and keeps account of its keys: each key must be
 // read or declared as not changing FLOPs, and finish() reports any other key as
-// an error, since trainflops cannot tell what an unknown field does.
+// unknown (a warning or an error, as the caller decides), since trainflops
+// cannot tell what an unknown field does.
 #ifndef TRAINFLOPS_SRC_INPUTS_HF_CONFIG_READER_H_
 #define TRAINFLOPS_SRC_INPUTS_HF_CONFIG_READER_H_
 
@@ -66,6 +67,8 @@ class Fields {
 
   // Keys that do not change FLOPs: accepted, and listed by finish().
   void ignore(std::initializer_list<std::string_view> keys);
+  // Every key not read so far (the other modalities of a multimodal config).
+  void ignore_unread();
   // What every config may hold: Transformers' bookkeeping, token ids,
   // generation defaults, initialization, dropout, norms' epsilon, RoPE, biases
   // and tied embeddings (docs/hf-import.md lists them).

@@ -148,7 +148,7 @@ Result<std::vector<bool>> indexer_runs(Fields& config, std::int64_t layers) {
 }  // namespace
 
 Result<Model> import_deepseek(Fields& config, Notes&) {
-  const bool sparse = config.model_type() != "deepseek_v3";
+  const bool sparse = config.model_type() == "deepseek_v32" || config.model_type() == "glm_moe_dsa";
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
@@ -191,6 +191,34 @@ Result<Model> import_deepseek(Fields& config, Notes&) {
   // Each MTP depth: one layer, numbered 1 so it runs its own indexer, and MoE
   // when the last decoder layer is (Megatron-LM's rule).
   for (std::int64_t d = 0; d < depths; ++d) model.mtp_depths.push_back({layer(moe_layers.back(), true)});
+  return model;
+}
+
+Result<Model> import_glm4_moe(Fields& config, Notes&) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const GqaAttention attention,
+                              grouped_query_attention(config, model.hidden_size, /*explicit_sizes=*/true));
+  config.ignore({"use_qk_norm"});  // a norm, not a product
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe_layers, deepseek_moe_layers(config, layers));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe moe, deepseek_moe(config));
+  std::optional<DenseMlp> dense;
+  if (std::find(moe_layers.begin(), moe_layers.end(), false) != moe_layers.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("intermediate_size"));
+    dense = DenseMlp{ffn, /*gated=*/true};
+  } else {
+    config.ignore({"intermediate_size"});
+  }
+  ignore_routing(config);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
+  const auto layer = [&](bool is_moe) {
+    return Layer{Mixer{attention}, is_moe ? ChannelMixer{moe} : ChannelMixer{*dense}};
+  };
+  for (const bool is_moe : moe_layers) model.layers.push_back(layer(is_moe));
+  // Each MTP depth: one layer, MoE when the last decoder layer is (as DeepSeek-V3's).
+  for (std::int64_t d = 0; d < depths; ++d) model.mtp_depths.push_back({layer(moe_layers.back())});
   return model;
 }
 

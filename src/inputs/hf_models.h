@@ -32,10 +32,20 @@ Result<Model> import_transformer(Fields& config, Notes& notes);
 Result<Model> import_gemma3(Fields& config, Notes& notes);
 // gpt_oss (hf_transformer_models.cc).
 Result<Model> import_gpt_oss(Fields& config, Notes& notes);
+// llama4_text: chunked attention on most layers, interleaved MoE layers with a
+// shared expert (hf_transformer_models.cc).
+Result<Model> import_llama4_text(Fields& config, Notes& notes);
+// minimax_m2: grouped-query attention, MoE on every layer, MTP modules
+// (hf_transformer_models.cc).
+Result<Model> import_minimax_m2(Fields& config, Notes& notes);
 // qwen3_next (hf_transformer_models.cc).
 Result<Model> import_qwen3_next(Fields& config, Notes& notes);
-// deepseek_v3, deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
+// deepseek_v2, deepseek_v3, kimi_k2 (DeepSeek-V3's architecture), and with DSA
+// deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
 Result<Model> import_deepseek(Fields& config, Notes& notes);
+// glm4_moe: grouped-query attention with DeepSeek-style MoE layers and MTP
+// (hf_deepseek_models.cc).
+Result<Model> import_glm4_moe(Fields& config, Notes& notes);
 // deepseek_v4 (hf_deepseek_models.cc).
 Result<Model> import_deepseek_v4(Fields& config, Notes& notes);
 // nemotron_h (hf_nemotron_h.cc).

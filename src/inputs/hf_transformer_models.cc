@@ -1,6 +1,7 @@
 // Decoder-only transformers with grouped-query attention: llama, mistral,
-// mixtral, qwen2, qwen3, qwen3_moe, gemma3, gpt_oss, and qwen3_next with its
-// gated delta net layers.
+// mixtral, qwen2, qwen3, qwen3_moe, gemma3, gpt_oss, llama4_text, minimax_m2,
+// and qwen3_next with its gated delta net layers.
+#include <algorithm>
 #include <string>
 
 #include "inputs/hf_models.h"
@@ -318,6 +319,136 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
   }
   const Layer mtp_layer{Mixer{attention}, model.layers.back().channel_mixer};
   for (std::int64_t d = 0; d < depths.value_or(0); ++d) model.mtp_depths.push_back({mtp_layer});
+  return model;
+}
+
+Result<Model> import_llama4_text(Fields& config, Notes&) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(GqaAttention attention,
+                              grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
+  const auto count = static_cast<std::size_t>(base.layers);
+  // Which layers attend within chunks: layer_types when given, else the RoPE
+  // layers of no_rope_layers (1: RoPE and chunked, 0: NoPE and global), else
+  // Transformers' default of a global layer every no_rope_layer_interval (4).
+  std::vector<bool> chunked(count);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto types,
+                              config.optional_words("layer_types", {"chunked_attention", kFullAttention}));
+  if (types) {
+    TRAINFLOPS_RETURN_IF_ERROR(check_per_layer(config, "layer_types", types->size(), base.layers));
+    for (std::size_t i = 0; i < count; ++i) chunked[i] = (*types)[i] == "chunked_attention";
+    config.ignore({"no_rope_layers", "no_rope_layer_interval"});  // layer_types decides
+  } else if (const json* no_rope = config.get("no_rope_layers")) {
+    if (!no_rope->is_array()) return config.invalid("no_rope_layers", *no_rope, "must be a list of 0 and 1");
+    TRAINFLOPS_RETURN_IF_ERROR(check_per_layer(config, "no_rope_layers", no_rope->size(), base.layers));
+    for (std::size_t i = 0; i < count; ++i) {
+      const json& entry = (*no_rope)[i];
+      if (entry != 0 && entry != 1) {
+        return config.invalid("no_rope_layers[" + std::to_string(i) + "]", entry, "must be 0 or 1");
+      }
+      chunked[i] = entry == 1;
+    }
+    config.ignore({"no_rope_layer_interval"});
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> interval,
+                                config.optional_positive("no_rope_layer_interval"));
+    for (std::size_t i = 0; i < count; ++i) chunked[i] = (i + 1) % static_cast<std::size_t>(interval.value_or(4)) != 0;
+  }
+  std::optional<std::int64_t> chunk;
+  if (std::find(chunked.begin(), chunked.end(), true) != chunked.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(chunk, config.positive("attention_chunk_size"));
+  } else {
+    config.ignore({"attention_chunk_size"});
+  }
+
+  // MoE layers: moe_layers when given, else every interleave_moe_layer_step-th
+  // layer ending each step. Routed experts and one shared expert, both gated
+  // MLPs of intermediate_size; dense layers of intermediate_size_mlp.
+  std::vector<bool> moe(count);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto listed,
+                              config.optional_indices("moe_layers", base.layers, "num_hidden_layers"));
+  if (listed) {
+    for (const std::int64_t i : *listed) moe[static_cast<std::size_t>(i)] = true;
+    config.ignore({"interleave_moe_layer_step"});  // moe_layers decides
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t step, config.positive("interleave_moe_layer_step"));
+    for (std::size_t i = 0; i < count; ++i) moe[i] = (i + 1) % static_cast<std::size_t>(step) == 0;
+  }
+  Moe experts;
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.num_experts, config.positive("num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.topk, config.positive("num_experts_per_tok"));
+  TRAINFLOPS_RETURN_IF_ERROR(check_topk(config, experts, "num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.expert_ffn_hidden_size, config.positive("intermediate_size"));
+  experts.shared_expert_ffn_hidden_size = experts.expert_ffn_hidden_size;
+  experts.gated = true;
+  std::optional<ChannelMixer> dense;
+  if (std::find(moe.begin(), moe.end(), false) != moe.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("intermediate_size_mlp"));
+    dense = swiglu(ffn);
+  } else {
+    config.ignore({"intermediate_size_mlp"});
+  }
+  // Attention temperature, QK norms and router settings: not products, or not FLOPs.
+  config.ignore({"attn_temperature_tuning", "attn_scale", "floor_scale", "use_qk_norm", "output_router_logits",
+                 "router_aux_loss_coef", "router_jitter_noise", "for_llm_compressor"});
+
+  Model model = model_of(base);
+  for (std::size_t i = 0; i < count; ++i) {
+    attention.chunk = chunked[i] ? chunk : std::nullopt;
+    model.layers.push_back(Layer{Mixer{attention}, moe[i] ? ChannelMixer{experts} : *dense});
+  }
+  return model;
+}
+
+Result<Model> import_minimax_m2(Fields& config, Notes& notes) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const GqaAttention attention,
+                              grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
+  // attn_type_list: 1 softmax attention, 0 MiniMax's lightning (linear) attention.
+  if (const json* types = config.get("attn_type_list")) {
+    if (!types->is_array()) return config.invalid("attn_type_list", *types, "must be a list of 0 and 1");
+    TRAINFLOPS_RETURN_IF_ERROR(check_per_layer(config, "attn_type_list", types->size(), base.layers));
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      if ((*types)[i] != 1) {
+        return config.invalid("attn_type_list[" + std::to_string(i) + "]", (*types)[i],
+                              "only softmax attention (1) is counted; lightning attention (0) is not");
+      }
+    }
+  }
+  // Every layer is MoE: routed experts of intermediate_size, and a shared one
+  // when shared_intermediate_size is positive.
+  Moe experts;
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.num_experts, config.positive("num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.topk, config.positive("num_experts_per_tok"));
+  TRAINFLOPS_RETURN_IF_ERROR(check_topk(config, experts, "num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.expert_ffn_hidden_size, config.positive("intermediate_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> shared,
+                              config.optional_non_negative("shared_intermediate_size"));
+  if (shared.value_or(0) > 0) experts.shared_expert_ffn_hidden_size = shared;
+  experts.gated = true;
+  // Multi-token prediction modules, each mtp_transformer_layers layers.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool mtp, config.flag("use_mtp"));
+  std::int64_t depths = 0;
+  if (mtp) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(depths, config.non_negative("num_mtp_modules"));
+    TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("num_mtp_modules"), depths));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t per_depth, config.positive("mtp_transformer_layers"));
+    if (per_depth != 1) {
+      return config.invalid("mtp_transformer_layers", per_depth, "only one layer per MTP module is counted");
+    }
+    if (depths > 0) {
+      notes.assumed.push_back(config.path_of("num_mtp_modules") + " = " + std::to_string(depths) +
+                              " MTP depths, each a 2h -> h projection, one decoder layer (MoE) and logits, as "
+                              "DeepSeek-V3's");
+    }
+  } else {
+    config.ignore({"num_mtp_modules", "mtp_transformer_layers"});
+  }
+  config.ignore({"rotary_dim", "use_qk_norm", "qk_norm_type", "scoring_func", "use_routing_bias",
+                 "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "sliding_window"});
+  Model model = model_of(base);
+  for (std::int64_t i = 0; i < base.layers; ++i) model.layers.push_back(Layer{Mixer{attention}, ChannelMixer{experts}});
+  for (std::int64_t d = 0; d < depths; ++d)
+    model.mtp_depths.push_back({Layer{Mixer{attention}, ChannelMixer{experts}}});
   return model;
 }
 

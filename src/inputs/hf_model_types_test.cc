@@ -1,0 +1,251 @@
+// Model types of current releases (glm4_moe, kimi_k2, deepseek_v2,
+// minimax_m2, llama4 through its text_config), each checked against what the
+// model's authors publish: the total and active parameter counts of its model
+// card, within the rounding of the published figure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainflops/count.h"
+#include "trainflops/hf_config.h"
+#include "trainflops/int128.h"
+#include "trainflops/parameters.h"
+#include "trainflops/presets.h"
+
+namespace trainflops {
+namespace {
+
+// "a", 3 -> "a, a, a".
+std::string repeated(const std::string& entry, int times) {
+  std::string list;
+  for (int i = 0; i < times; ++i) list += (i ? ", " : "") + entry;
+  return list;
+}
+
+// The sizes of zai-org/GLM-4.5-Air's config.json, as Transformers 4.54 prints
+// its Glm4MoeConfig.
+const std::string kGlm45Air = R"({
+  "architectures": ["Glm4MoeForCausalLM"], "attention_bias": true, "attention_dropout": 0.0,
+  "eos_token_id": [151329, 151336, 151338], "first_k_dense_replace": 1, "head_dim": 128, "hidden_act": "silu",
+  "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 10944, "max_position_embeddings": 131072,
+  "model_type": "glm4_moe", "moe_intermediate_size": 1408, "n_group": 1, "n_routed_experts": 128,
+  "n_shared_experts": 1, "norm_topk_prob": true, "num_attention_heads": 96, "num_experts_per_tok": 8,
+  "num_hidden_layers": 46, "num_key_value_heads": 8, "num_nextn_predict_layers": 1, "pad_token_id": 151329,
+  "partial_rotary_factor": 0.5, "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 1000000,
+  "routed_scaling_factor": 1.0, "tie_word_embeddings": false, "topk_group": 1, "torch_dtype": "bfloat16",
+  "transformers_version": "4.54.1", "use_cache": true, "use_qk_norm": false, "vocab_size": 151552})";
+
+// The sizes of moonshotai/Kimi-K2-Instruct's config.json (DeepSeek-V3's architecture).
+const std::string kKimiK2 = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "aux_loss_alpha": 0.001, "bos_token_id": 163584,
+  "eos_token_id": 163585, "first_k_dense_replace": 1, "hidden_act": "silu", "hidden_size": 7168,
+  "initializer_range": 0.02, "intermediate_size": 18432, "kv_lora_rank": 512, "max_position_embeddings": 131072,
+  "model_type": "kimi_k2", "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1,
+  "n_routed_experts": 384, "n_shared_experts": 1, "norm_topk_prob": true, "num_attention_heads": 64,
+  "num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 64, "num_nextn_predict_layers": 0,
+  "pretraining_tp": 1, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rms_norm_eps": 1e-06,
+  "rope_theta": 50000.0, "routed_scaling_factor": 2.827, "scoring_func": "sigmoid", "seq_aux": true,
+  "tie_word_embeddings": false, "topk_group": 1, "topk_method": "noaux_tc", "torch_dtype": "bfloat16",
+  "use_cache": true, "v_head_dim": 128, "vocab_size": 163840})";
+
+// The sizes of deepseek-ai/DeepSeek-V2-Lite's config.json: no query LoRA.
+const std::string kDeepSeekV2Lite = R"({
+  "architectures": ["DeepseekV2ForCausalLM"], "aux_loss_alpha": 0.001, "first_k_dense_replace": 1,
+  "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 10944, "kv_lora_rank": 512,
+  "max_position_embeddings": 163840, "model_type": "deepseek_v2", "moe_intermediate_size": 1408,
+  "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 64, "n_shared_experts": 2, "norm_topk_prob": false,
+  "num_attention_heads": 16, "num_experts_per_tok": 6, "num_hidden_layers": 27, "num_key_value_heads": 16,
+  "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rms_norm_eps": 1e-06,
+  "routed_scaling_factor": 1.0, "scoring_func": "softmax", "seq_aux": true, "topk_group": 1,
+  "topk_method": "greedy", "v_head_dim": 128, "vocab_size": 102400})";
+
+// The sizes of MiniMaxAI/MiniMax-M2's config.json.
+const std::string kMiniMaxM2 = R"({
+  "architectures": ["MiniMaxM2ForCausalLM"], "attn_type_list": [)" +
+                               repeated("1", 62) + R"(],
+  "head_dim": 128, "hidden_act": "silu", "hidden_size": 3072, "intermediate_size": 1536,
+  "max_position_embeddings": 196608, "model_type": "minimax_m2", "mtp_transformer_layers": 1,
+  "num_attention_heads": 48, "num_experts_per_tok": 8, "num_hidden_layers": 62, "num_key_value_heads": 8,
+  "num_local_experts": 256, "num_mtp_modules": 3, "qk_norm_type": "per_layer", "rms_norm_eps": 1e-06,
+  "rope_theta": 5000000, "rotary_dim": 64, "scoring_func": "sigmoid", "shared_intermediate_size": 0,
+  "tie_word_embeddings": false, "use_mtp": true, "use_qk_norm": true, "use_routing_bias": true,
+  "vocab_size": 200064})";
+
+// The sizes of meta-llama/Llama-4-Scout-17B-16E's config.json: a multimodal
+// wrapper whose language model is text_config (the vision tower left out).
+const std::string kLlama4Scout = R"({
+  "architectures": ["Llama4ForConditionalGeneration"], "boi_token_index": 200080, "eoi_token_index": 200081,
+  "image_token_index": 200092, "model_type": "llama4", "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "vision_config": {"hidden_size": 1408, "num_hidden_layers": 34, "model_type": "llama4_vision_model"},
+  "text_config": {
+    "attention_bias": false, "attention_chunk_size": 8192, "attention_dropout": 0.0, "attn_scale": 0.1,
+    "attn_temperature_tuning": true, "floor_scale": 8192, "head_dim": 128, "hidden_act": "silu",
+    "hidden_size": 5120, "interleave_moe_layer_step": 1, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+    "max_position_embeddings": 10485760, "model_type": "llama4_text", "no_rope_layers": [)" +
+                                 repeated("1, 1, 1, 0", 12) + R"(],
+    "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48, "num_key_value_heads": 8,
+    "num_local_experts": 16, "output_router_logits": false, "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
+    "router_aux_loss_coef": 0.001, "router_jitter_noise": 0.0, "use_qk_norm": true, "vocab_size": 202048}})";
+
+HfImport imported(const std::string& config) {
+  Result<HfImport> import = import_hf_config(config, UnknownFields::kRejected);
+  EXPECT_TRUE(import.ok()) << import.error().message();
+  return import.ok() ? import.value() : HfImport{};
+}
+
+using Parts = std::vector<ParameterPart>;
+const Parts kDecoder = {ParameterPart::kDecoder};
+const Parts kWithOutputLayer = {ParameterPart::kOutputLayer, ParameterPart::kDecoder};
+const Parts kWithEmbedding = {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder};
+
+struct PublishedCase {
+  const char* name;
+  const std::string* config;
+  std::string summary;
+  // The model card's figures, each with the rounding unit it is published to:
+  // the main model's total (MTP excluded) and its active parameters, counting
+  // the parts `active_counts` names (a named embedding table counts whole).
+  double total, total_unit;
+  std::optional<double> active;
+  double active_unit;
+  Parts active_counts;
+};
+
+TEST(HfModelTypesTest, CountTheParametersTheirAuthorsPublish) {
+  const PublishedCase cases[] = {
+      // 106B total, 12B active (the decoder's, as Qwen3-Next's "A3B").
+      {"GLM-4.5-Air", &kGlm45Air,
+       "glm4_moe: 46 layers (1 gqa+mlp, 45 gqa+moe) + 1 MTP depth, hidden 4096, vocab 151552", 106e9, 1e9, 12e9, 1e9,
+       kDecoder},
+      // 1T total, 32B activated.
+      {"Kimi-K2", &kKimiK2, "kimi_k2: 61 layers (1 mla+mlp, 60 mla+moe), hidden 7168, vocab 163840", 1e12, 1e11, 32e9,
+       1e9, kWithOutputLayer},
+      // 15.7B total (DeepSeek-V2, arXiv:2405.04434, appendix B); its 2.4B
+      // activated lies between the decoder's 2.24B and, with the output
+      // layer, 2.45B, so it is not checked.
+      {"DeepSeek-V2-Lite",
+       &kDeepSeekV2Lite,
+       "deepseek_v2: 27 layers (1 mla+mlp, 26 mla+moe), hidden 2048, vocab 102400",
+       15.7e9,
+       1e8,
+       std::nullopt,
+       0,
+       {}},
+      // 230B total, 10B active.
+      {"MiniMax-M2", &kMiniMaxM2, "minimax_m2: 62 layers (62 gqa+moe) + 3 MTP depths, hidden 3072, vocab 200064", 230e9,
+       1e9, 10e9, 1e9, kWithOutputLayer},
+      // 17B active, the embedding table included as in Llama 3's figures; its
+      // 109B total also counts the vision tower, which is not imported.
+      {"Llama-4-Scout", &kLlama4Scout, "llama4: 48 layers (36 chunked+moe, 12 gqa+moe), hidden 5120, vocab 202048",
+       108e9, 2e9, 17e9, 1e9, kWithEmbedding},
+  };
+  for (const PublishedCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const HfImport import = imported(*c.config);
+    if (import.model.layers.empty()) continue;
+    EXPECT_TRUE(import.unknown.empty());
+    EXPECT_EQ(summarize(import.model), c.summary);
+    const ModelParameters parameters = count_parameters(import.model).value();
+    const double total = to_double(parameters.main_model().total);
+    EXPECT_LE(std::abs(total - c.total), std::max(0.01 * c.total, 0.5 * c.total_unit)) << "total " << total;
+    if (!c.active) continue;
+    const bool embedding_counted =
+        std::find(c.active_counts.begin(), c.active_counts.end(), ParameterPart::kEmbedding) != c.active_counts.end();
+    const double active = to_double(parameters.sum(c.active_counts, embedding_counted).active);
+    EXPECT_LE(std::abs(active - *c.active), std::max(0.01 * *c.active, 0.5 * c.active_unit)) << "active " << active;
+  }
+}
+
+// kimi_k2 and deepseek_v2 are DeepSeek-V3's importer under other names: the
+// same fields give the same model.
+TEST(HfModelTypesTest, KimiK2IsDeepSeekV3sArchitecture) {
+  std::string as_deepseek = kKimiK2;
+  as_deepseek.replace(as_deepseek.find("kimi_k2"), 7, "deepseek_v3");
+  const Model kimi = imported(kKimiK2).model, deepseek = imported(as_deepseek).model;
+  const Workload batch = Bshd{2, 4096};
+  for (const Mode mode : {Mode::kMegatron, Mode::kModel, Mode::kExecuted}) {
+    EXPECT_EQ(count(kimi, batch, mode).value().total.value, count(deepseek, batch, mode).value().total.value);
+  }
+  EXPECT_FALSE(std::get<MlaAttention>(*imported(kDeepSeekV2Lite).model.layers[0].mixer).q_lora_rank);
+}
+
+// Llama 4: chunked attention on the RoPE layers (1 in no_rope_layers), global
+// attention on every fourth; routed and shared experts; the import says that
+// only the language model is counted.
+TEST(HfModelTypesTest, Llama4CountsItsLanguageModel) {
+  const HfImport import = imported(kLlama4Scout);
+  if (import.model.layers.empty()) return;
+  const auto& chunked = std::get<GqaAttention>(*import.model.layers[0].mixer);
+  const auto& global = std::get<GqaAttention>(*import.model.layers[3].mixer);
+  EXPECT_EQ(chunked.chunk, 8192);
+  EXPECT_FALSE(global.chunk);
+  const auto& experts = std::get<Moe>(*import.model.layers[0].channel_mixer);
+  EXPECT_EQ(experts.topk, 1);
+  EXPECT_EQ(experts.shared_expert_ffn_hidden_size, 8192);
+  EXPECT_EQ(import.assumed, (std::vector<std::string>{
+                                "the language model is text_config (model_type \"llama4_text\"), counted alone: the "
+                                "other modalities of model_type \"llama4\" are not counted"}));
+  EXPECT_EQ(import.ignored.back(), "vision_config");
+}
+
+TEST(HfModelTypesTest, SaysWhatItCannotCount) {
+  const struct {
+    std::string config, message;
+  } cases[] = {
+      {R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}})",
+       "model_type = \"qwen3_5\": not supported, nor is its text_config's \"qwen3_5_text\" (supported: "
+       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, gpt_oss, "
+       "kimi_k2, llama, llama4_text, minimax_m2, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_moe, "
+       "qwen3_next)"},
+      {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
+       "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
+       "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama, "
+       "llama4_text, minimax_m2, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_moe, qwen3_next)"},
+      {[] {
+         std::string lightning = kMiniMaxM2;
+         lightning.replace(lightning.find("[1, 1"), 2, "[0");
+         return lightning;
+       }(),
+       "attn_type_list[0] = 0: only softmax attention (1) is counted; lightning attention (0) is not"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.config.substr(0, 80));
+    const Result<HfImport> import = import_hf_config(c.config);
+    ASSERT_FALSE(import.ok());
+    EXPECT_EQ(import.error().message(), c.message);
+  }
+}
+
+// Presets read from a release count as its config does, in every mode
+// (GLM-5.1's release is the GLM-5 architecture).
+TEST(HfModelTypesTest, PresetsEqualTheirReleaseConfigs) {
+  const struct {
+    const char* preset;
+    Model release;
+  } cases[] = {
+      {"glm-5", read_hf_config(std::string(TRAINFLOPS_TEST_DATA) + "/hf/glm-5.1.json").value()},
+      {"nemotron-3-nano-30b-a3b",
+       read_hf_config(std::string(TRAINFLOPS_TEST_DATA) + "/hf/nemotron-3-nano-30b-a3b.json").value()},
+      {"kimi-k2", imported(kKimiK2).model},
+      {"minimax-m2", imported(kMiniMaxM2).model},
+  };
+  for (const auto& c : cases) {
+    const Model preset = preset_model(find_preset(c.preset).value()).value();
+    for (const Mode mode : {Mode::kMegatron, Mode::kModel, Mode::kExecuted}) {
+      SCOPED_TRACE(std::string(c.preset) + ", " + std::string(mode_name(mode)));
+      const Flops from_release = count(c.release, PackedDocuments{{4096, 100000, 7}}, mode).value().total;
+      const Flops from_preset = count(preset, PackedDocuments{{4096, 100000, 7}}, mode).value().total;
+      EXPECT_EQ(from_release.value, from_preset.value);
+      if (from_release.exact) {
+        EXPECT_EQ(to_decimal(*from_release.exact), to_decimal(*from_preset.exact));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainflops
