@@ -334,6 +334,21 @@ TEST(CliTest, RecomputeAndPipelineFlagsOfMegatronLm) {
   ASSERT_EQ(stages_inside.status, 0) << stages_inside.err;
   EXPECT_EQ(nlohmann::json::parse(stages_inside.out)["pipeline"]["stages"].size(), 3u);
   EXPECT_EQ(stages_inside.out, stages_outside.out);
+  // The virtual pipeline: a layout, or chunks per stage, inside as outside.
+  for (const std::string& virtual_pipeline : {std::string(" --pipeline-model-parallel-layout 'Et|tt|t|t|t|L'"),
+                                              std::string(" --num-virtual-stages-per-pipeline-rank 3")}) {
+    SCOPED_TRACE(virtual_pipeline);
+    const CliRun inside = run("count --format json" + model + " --pipeline-model-parallel-size 2" + virtual_pipeline);
+    const CliRun outside = run("count --format json --pipeline-stages 2" + virtual_pipeline + model);
+    ASSERT_EQ(inside.status, 0) << inside.err;
+    EXPECT_EQ(inside.out, outside.out);
+  }
+  const nlohmann::json interleaved = nlohmann::json::parse(
+      run("count --format json" + model + " --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 1")
+          .out)["pipeline"]["stages"];
+  ASSERT_EQ(interleaved.size(), 2u);
+  EXPECT_EQ(interleaved[0]["layers"], "embedding + decoder.1 | decoder.3 | decoder.5");
+  EXPECT_EQ(interleaved[1]["layers"], "decoder.2 | decoder.4 | decoder.6 + logits");
   const CliRun block = run("count --mode executed" + model + " --recompute-granularity full --recompute-method block");
   EXPECT_EQ(block.status, 2);
   EXPECT_EQ(block.err,

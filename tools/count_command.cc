@@ -23,11 +23,10 @@ Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
-  const bool split_given = o.pipeline.stages || o.pipeline.first_stage_layers || o.pipeline.last_stage_layers;
   TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout,
-                              pipeline_layout(source.model, split_given ? o.pipeline : source.pipeline));
+                              pipeline_layout(source.model, o.pipeline.given() ? o.pipeline : source.pipeline));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
-  if (layout.stage_layers.empty()) return render(report, format);
+  if (layout.chunks.empty()) return render(report, format);
   // Parameters per stage where they can be counted (an MoE layer without
   // num_experts has no total).
   const Result<ModelParameters> parameters = count_parameters(source.model);
@@ -53,6 +52,11 @@ Runner add_count_command(CLI::App& app) {
                       "With --pipeline-stages: decoder layers on the first stage (the others split evenly)");
   command->add_option("--decoder-last-pipeline-num-layers", options->pipeline.last_stage_layers,
                       "With --pipeline-stages: decoder layers on the last stage (the others split evenly)");
+  command->add_option("--num-virtual-stages-per-pipeline-rank", options->pipeline.virtual_stages,
+                      "With --pipeline-stages: model chunks per stage (Megatron-LM's interleaved virtual pipeline)");
+  command->add_option("--pipeline-model-parallel-layout", options->pipeline.layout,
+                      "With --pipeline-stages: Megatron-LM's layout of every chunk, e.g. \"Et*3|(tt|)*29,m|L\" "
+                      "(E embedding, t decoder layer, m MTP depth, L output layer)");
   return [options](std::vector<std::string> after_dashes) {
     options->model.megatron_flags = std::move(after_dashes);
     return print_result(run_count(*options));

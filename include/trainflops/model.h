@@ -212,6 +212,14 @@ struct PipelineSplit {
   // decoder layers, the others share the rest evenly.
   std::optional<std::int64_t> first_stage_layers;  // decoder_first_pipeline_num_layers
   std::optional<std::int64_t> last_stage_layers;   // decoder_last_pipeline_num_layers
+  // Megatron-LM's virtual pipeline: model chunks per stage, interleaved
+  // (num_virtual_stages_per_pipeline_rank).
+  std::optional<std::int64_t> virtual_stages;
+  // Megatron-LM's pipeline_model_parallel_layout: every chunk's layers, e.g.
+  // "Et*3|(tt|)*29,m|L" (pipeline.h).
+  std::optional<std::string> layout;
+
+  bool given() const { return stages || first_stage_layers || last_stage_layers || virtual_stages || layout; }
 };
 
 // "off", "detached", "sparse", "full"; parse_grad_mode() fails with

@@ -3,9 +3,11 @@
 // slowest stage sets the step: the imbalance (max stage / mean stage) is the
 // factor by which it is slower than a perfect split.
 //
-// Placement follows Megatron-LM: the decoder layers are split into
-// consecutive stages; the embedding sits on the first stage, the MTP depths
-// and the output layer (logits, of every head) on the last.
+// Placement follows Megatron-LM: the model is cut into consecutive chunks
+// (one per stage, or, with a virtual pipeline, several per stage, chunk i on
+// stage i mod stages); the embedding sits on the first chunk, the MTP depths
+// and the output layer (logits, of every head) on the last, unless a
+// pipeline_model_parallel_layout places them.
 #ifndef TRAINFLOPS_PIPELINE_H_
 #define TRAINFLOPS_PIPELINE_H_
 
@@ -21,24 +23,44 @@
 
 namespace trainflops {
 
-// The decoder layers of each stage, and where the split comes from.
-struct PipelineLayout {
-  std::vector<std::int64_t> stage_layers;  // empty: no pipeline stages
-  std::string origin;                      // "pipeline_stages 4, even split", "hybrid_layer_pattern '|'", ...
+// Consecutive layers of the model that one stage runs as a unit.
+struct PipelineChunk {
+  std::int64_t decoder_layers = 0;
+  std::int64_t mtp_depths = 0;
+  bool embedding = false;
+  bool output_layer = false;  // the logits of every head, and the loss
+
+  bool operator==(const PipelineChunk&) const = default;
 };
 
-// From `split` when it gives `stages`, else from the model's own stages (`|`
-// in a hybrid pattern), else none. An even split needs `stages` to divide the
-// decoder layers; with the first or last stage set, the middle stages share
-// the remaining layers evenly. `stages` must agree with the model's own
-// stages when it has them. Errors name the value and the rule, e.g.
+// The chunks in model order, and where the split comes from.
+struct PipelineLayout {
+  std::vector<PipelineChunk> chunks;  // empty: no pipeline stages
+  std::int64_t stages = 0;            // chunk i runs on stage i mod stages
+  std::string origin;                 // "pipeline_stages 4, even split", "hybrid_layer_pattern '|'", ...
+};
+
+// One chunk per stage holding these decoder layers: the embedding on the
+// first, `mtp_depths` and the output layer on the last.
+PipelineLayout consecutive_stages(const std::vector<std::int64_t>& stage_layers, std::int64_t mtp_depths,
+                                  std::string origin);
+
+// From `split` when it is given, else from the model's own stages (`|` in a
+// hybrid pattern), else none:
+//  - stages alone: an even split of the decoder layers; with the first or
+//    last stage set, the middle stages share the remaining layers evenly;
+//  - with virtual_stages, stages x virtual_stages chunks of equal size;
+//  - with a layout (Megatron-LM's syntax: E embedding, t decoder layer, m MTP
+//    depth, L output layer and loss, '|' between chunks, "(..)*n" and "x*n"
+//    repeat, ',' ignored): those chunks, whose count stages must divide.
+// Errors name the value and the rule, e.g.
 //   "pipeline_stages = 5: must divide the 78 decoder layers for an even split
 //    (or set decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers)".
 Result<PipelineLayout> pipeline_layout(const Model& model, const PipelineSplit& split);
 
 struct PipelineStage {
-  // What the stage holds, e.g. "embedding + decoder.1-20",
-  // "decoder.61-78 + mtp1 + logits"; "-" for nothing at all.
+  // What the stage holds, chunk by chunk: "embedding + decoder.1-20",
+  // "decoder.1-4 | decoder.17-20"; "-" for nothing at all.
   std::string layers;
   std::int64_t decoder_layers = 0;
   Flops flops;                       // exact in the exact modes
@@ -55,7 +77,8 @@ struct PipelineReport {
 // The report's rows grouped into the layout's stages (the report's layers:
 // "decoder.N", "mtpD.*" and "logits"). With `parameters` (count_parameters of
 // the same model), each stage also holds its parameters. Preconditions: the
-// layout has stages, and they hold the decoder layers of the report's model.
+// layout has stages, and its chunks hold the decoder layers and MTP depths of
+// the report's model.
 PipelineReport pipeline_report(const Report& report, const PipelineLayout& layout,
                                const ModelParameters* parameters = nullptr);
 

@@ -53,7 +53,8 @@ struct Extras {
   std::optional<int64_t> encoder_seq_length;
   std::optional<int64_t> global_batch_size;
   std::optional<int64_t> pipeline_stages, first_stage_layers, last_stage_layers;
-  std::optional<std::string> tokenizer_type, recompute_granularity, recompute_method;
+  std::optional<int64_t> virtual_stages, layers_per_virtual_stage;
+  std::optional<std::string> tokenizer_type, recompute_granularity, recompute_method, pipeline_layout;
 };
 
 // Names where the vocabulary comes from when --vocab-size does not give it.
@@ -67,7 +68,7 @@ struct ExtraFlag {
   std::optional<int64_t> Extras::*member;
 };
 
-constexpr std::array<ExtraFlag, 9> kExtraFlags = {{
+constexpr std::array<ExtraFlag, 11> kExtraFlags = {{
     {"--vocab-size", &Extras::vocab_size},
     {"--make-vocab-size-divisible-by", &Extras::make_vocab_size_divisible_by},
     {"--tensor-model-parallel-size", &Extras::tensor_model_parallel_size},
@@ -77,7 +78,10 @@ constexpr std::array<ExtraFlag, 9> kExtraFlags = {{
     {"--pipeline-model-parallel-size", &Extras::pipeline_stages},
     {"--decoder-first-pipeline-num-layers", &Extras::first_stage_layers},
     {"--decoder-last-pipeline-num-layers", &Extras::last_stage_layers},
+    {"--num-virtual-stages-per-pipeline-rank", &Extras::virtual_stages},
+    {"--num-layers-per-virtual-pipeline-stage", &Extras::layers_per_virtual_stage},
 }};
+constexpr std::string_view kPipelineLayout = "--pipeline-model-parallel-layout";
 // Flags Megatron-LM's parser still accepts but its argument validation stops
 // at, each with its replacement.
 struct RetiredFlag {
@@ -105,6 +109,7 @@ std::vector<std::string> relevant_flags() {
   flags.emplace_back(kTokenizerType);
   flags.emplace_back(kRecomputeGranularity);
   flags.emplace_back(kRecomputeMethod);
+  flags.emplace_back(kPipelineLayout);
   flags.emplace_back(kNoDsaKpoolTail);
   return flags;
 }
@@ -469,6 +474,7 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
   if (use.name == kTokenizerType) return read(use, tokens, extras.tokenizer_type);
   if (use.name == kRecomputeGranularity) return read(use, tokens, extras.recompute_granularity);
   if (use.name == kRecomputeMethod) return read(use, tokens, extras.recompute_method);
+  if (use.name == kPipelineLayout) return read(use, tokens, extras.pipeline_layout);
   if (use.name == kNoDsaKpoolTail) {
     std::optional<bool> given;
     Status status = read(use, tokens, given);
@@ -676,6 +682,40 @@ Status apply_megatron_defaults(const Extras& extras, MegatronArgs& a) {
   return derive_padded_vocab_size(extras, a);
 }
 
+// Megatron-LM's pipeline arguments, with its validate_args rules for the
+// virtual pipeline: at most one of the three ways to give it; layers per
+// virtual stage divide each stage's layers; one chunk per stage is none.
+Result<PipelineSplit> pipeline_split(const Extras& e, const MegatronArgs& a) {
+  PipelineSplit split{e.pipeline_stages, e.first_stage_layers, e.last_stage_layers, e.virtual_stages,
+                      e.pipeline_layout};
+  const int ways =
+      e.virtual_stages.has_value() + e.layers_per_virtual_stage.has_value() + e.pipeline_layout.has_value();
+  if (ways > 1) {
+    return Error(
+        "--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank and "
+        "--pipeline-model-parallel-layout: give at most one");
+  }
+  if (e.layers_per_virtual_stage) {
+    const int64_t per_chunk = *e.layers_per_virtual_stage, stages = e.pipeline_stages.value_or(1);
+    if (per_chunk <= 0) return not_positive("--num-layers-per-virtual-pipeline-stage", per_chunk);
+    if (stages <= 0) return not_positive("--pipeline-model-parallel-size", stages);
+    if (e.first_stage_layers || e.last_stage_layers) {
+      return Error(
+          "--num-layers-per-virtual-pipeline-stage: with an uneven first or last stage, give "
+          "--num-virtual-stages-per-pipeline-rank");
+    }
+    const int64_t layers = a.num_layers.value_or(0);
+    if (layers % stages != 0 || (layers / stages) % per_chunk != 0) {
+      return Error("--num-layers-per-virtual-pipeline-stage = " + std::to_string(per_chunk) +
+                   ": must divide the layers of each stage (--num-layers " + std::to_string(layers) +
+                   " over --pipeline-model-parallel-size " + std::to_string(stages) + ")");
+    }
+    split.virtual_stages = layers / stages / per_chunk;
+  }
+  if (split.virtual_stages == 1) split.virtual_stages.reset();
+  return split;
+}
+
 }  // namespace
 
 Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& words, UnknownFlags unknown_flags) {
@@ -719,7 +759,7 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
   }
   parsed.global_batch_size = extras.global_batch_size;
   parsed.tokenizer_type = extras.tokenizer_type;
-  parsed.pipeline = PipelineSplit{extras.pipeline_stages, extras.first_stage_layers, extras.last_stage_layers};
+  TRAINFLOPS_ASSIGN_OR_RETURN(parsed.pipeline, pipeline_split(extras, parsed.args));
   if (extras.recompute_granularity) {
     const std::string& granularity = *extras.recompute_granularity;
     if (granularity != "full" && granularity != "selective") {

@@ -467,6 +467,29 @@ TEST(MegatronFlagsTest, RejectsWhatMegatronLmsParserRejects) {
   EXPECT_TRUE(allowed.value().unknown[2].ends_with(" (counted without it: --custom-thing a b)"));
 }
 
+// Megatron-LM's virtual pipeline: layers per chunk become chunks per stage;
+// one chunk per stage is no virtual pipeline.
+TEST(MegatronFlagsTest, VirtualPipeline) {
+  const struct {
+    std::string flags;
+    std::optional<std::int64_t> virtual_stages;
+    std::optional<std::string> layout;
+  } cases[] = {
+      {"--num-layers 8 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2", 2, std::nullopt},
+      {"--num-layers 8 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 4", std::nullopt,
+       std::nullopt},
+      {"--num-layers 8 --num-virtual-stages-per-pipeline-rank 4", 4, std::nullopt},
+      {"--num-layers 8 --pipeline-model-parallel-layout Et*8|L", std::nullopt, "Et*8|L"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(words(c.flags));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(parsed.value().pipeline.virtual_stages, c.virtual_stages);
+    EXPECT_EQ(parsed.value().pipeline.layout, c.layout);
+  }
+}
+
 TEST(MegatronFlagsTest, AcceptsFlagEqualsValue) {
   expect_members({
       {{"--num-layers=32"}, "num_layers", "32"},
@@ -519,6 +542,16 @@ TEST(MegatronFlagsTest, ReportsBadInput) {
       {{"--moe-latent-size", "64"},
        "--moe-latent-size = 64: needs --num-experts (MoE latent projections apply only to MoE layers)"},
       {{"--num-experts", "8", "--moe-latent-size", "0"}, "--moe-latent-size = 0: must be a positive integer"},
+      {{"--num-virtual-stages-per-pipeline-rank", "2", "--pipeline-model-parallel-layout", "Et|L"},
+       "--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank and "
+       "--pipeline-model-parallel-layout: give at most one"},
+      {{"--num-layers", "8", "--pipeline-model-parallel-size", "2", "--num-layers-per-virtual-pipeline-stage", "3"},
+       "--num-layers-per-virtual-pipeline-stage = 3: must divide the layers of each stage (--num-layers 8 over "
+       "--pipeline-model-parallel-size 2)"},
+      {{"--num-layers", "8", "--pipeline-model-parallel-size", "2", "--decoder-first-pipeline-num-layers", "2",
+        "--num-layers-per-virtual-pipeline-stage", "2"},
+       "--num-layers-per-virtual-pipeline-stage: with an uneven first or last stage, give "
+       "--num-virtual-stages-per-pipeline-rank"},
   });
 }
 
