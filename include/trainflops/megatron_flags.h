@@ -31,6 +31,16 @@
 //    Without either, padded_vocab_size stays unset. --encoder-num-layers and
 //    --encoder-seq-length stand in for --num-layers and --seq-length as in
 //    Megatron-LM. --global-batch-size goes to global_batch_size.
+//  - Pipeline: --pipeline-model-parallel-size, --decoder-first/last-pipeline-
+//    num-layers, --num-virtual-stages-per-pipeline-rank (or
+//    --num-layers-per-virtual-pipeline-stage, turned into chunks per stage as
+//    Megatron-LM does) and --pipeline-model-parallel-layout go to `pipeline`.
+//  - Recomputation (`recompute`): --recompute-granularity full (method
+//    uniform: every layer) is "full"; selective, or --recompute-activations,
+//    with --recompute-modules (default core_attn) is "selective" when it names
+//    core_attn and nothing when it names only modules that re-run no product
+//    (moe_act, layernorm, gdn_norm_out). Method block and the other modules
+//    are ErrorCode::kUnsupported: a count without them would be too low.
 //  - A relevant flag given twice: the last one wins, as with argparse.
 //  - Members a launch script omits get Megatron-LM's parser defaults and
 //    validate_args derivations: switches false, num_query_groups 1,

@@ -55,6 +55,8 @@ struct Extras {
   std::optional<int64_t> pipeline_stages, first_stage_layers, last_stage_layers;
   std::optional<int64_t> virtual_stages, layers_per_virtual_stage;
   std::optional<std::string> tokenizer_type, recompute_granularity, recompute_method, pipeline_layout;
+  std::optional<std::vector<std::string>> recompute_modules;
+  std::optional<bool> recompute_activations;
 };
 
 // Names where the vocabulary comes from when --vocab-size does not give it.
@@ -82,6 +84,8 @@ constexpr std::array<ExtraFlag, 11> kExtraFlags = {{
     {"--num-layers-per-virtual-pipeline-stage", &Extras::layers_per_virtual_stage},
 }};
 constexpr std::string_view kPipelineLayout = "--pipeline-model-parallel-layout";
+constexpr std::string_view kRecomputeModulesFlag = "--recompute-modules";
+constexpr std::string_view kRecomputeActivations = "--recompute-activations";
 // Flags Megatron-LM's parser still accepts but its argument validation stops
 // at, each with its replacement.
 struct RetiredFlag {
@@ -110,6 +114,8 @@ std::vector<std::string> relevant_flags() {
   flags.emplace_back(kRecomputeGranularity);
   flags.emplace_back(kRecomputeMethod);
   flags.emplace_back(kPipelineLayout);
+  flags.emplace_back(kRecomputeModulesFlag);
+  flags.emplace_back(kRecomputeActivations);
   flags.emplace_back(kNoDsaKpoolTail);
   return flags;
 }
@@ -475,6 +481,8 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
   if (use.name == kRecomputeGranularity) return read(use, tokens, extras.recompute_granularity);
   if (use.name == kRecomputeMethod) return read(use, tokens, extras.recompute_method);
   if (use.name == kPipelineLayout) return read(use, tokens, extras.pipeline_layout);
+  if (use.name == kRecomputeModulesFlag) return read(use, tokens, extras.recompute_modules);
+  if (use.name == kRecomputeActivations) return read(use, tokens, extras.recompute_activations);
   if (use.name == kNoDsaKpoolTail) {
     std::optional<bool> given;
     Status status = read(use, tokens, given);
@@ -682,6 +690,55 @@ Status apply_megatron_defaults(const Extras& extras, MegatronArgs& a) {
   return derive_padded_vocab_size(extras, a);
 }
 
+// The modules selective recomputation may name (TransformerConfig), and those
+// of them that re-run no product: activations and norms.
+constexpr std::array<std::string_view, 11> kRecomputeModules = {
+    "core_attn",      "moe_act",      "layernorm",   "mla_up_proj", "mlp", "moe",
+    "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv",     "mhc"};
+constexpr std::array<std::string_view, 3> kRecomputeModulesWithoutProducts = {"moe_act", "layernorm", "gdn_norm_out"};
+
+// What Megatron-LM recomputes, as executed mode counts it: "full" (uniform:
+// every layer), "selective" (core attention, its default module), or nothing
+// (selective modules that re-run no product). --recompute-activations means
+// selective. Recomputing only some layers (block) or other modules is not
+// counted: an error rather than a count that leaves them out.
+Result<std::optional<std::string>> recompute_to_count(const Extras& e) {
+  std::optional<std::string> granularity = e.recompute_granularity;
+  if (e.recompute_activations) granularity = "selective";
+  if (!granularity) return std::optional<std::string>();
+  if (granularity != "full" && granularity != "selective") {
+    return Error("--recompute-granularity = \"" + *granularity + "\": must be full or selective");
+  }
+  if (granularity == "full") {
+    if (e.recompute_method == "block") {
+      return Error(ErrorCode::kUnsupported,
+                   "--recompute-method = \"block\": recomputing only some layers of a stage is not counted; "
+                   "uniform (every layer) is");
+    }
+    return granularity;
+  }
+  const std::vector<std::string> modules = e.recompute_modules.value_or(std::vector<std::string>{"core_attn"});
+  bool core_attention = false;
+  for (const std::string& module : modules) {
+    if (std::find(kRecomputeModules.begin(), kRecomputeModules.end(), module) == kRecomputeModules.end()) {
+      std::string allowed;
+      for (const std::string_view name : kRecomputeModules)
+        allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+      return Error("--recompute-modules: \"" + module + "\" is not a module (" + allowed + ")");
+    }
+    if (module == "core_attn") {
+      core_attention = true;
+    } else if (std::find(kRecomputeModulesWithoutProducts.begin(), kRecomputeModulesWithoutProducts.end(), module) ==
+               kRecomputeModulesWithoutProducts.end()) {
+      return Error(ErrorCode::kUnsupported, "--recompute-modules: recomputing \"" + module +
+                                                "\" is not counted; core_attn is, and the activations and norms "
+                                                "(moe_act, layernorm, gdn_norm_out) re-run no product");
+    }
+  }
+  if (!core_attention) return std::optional<std::string>();
+  return granularity;
+}
+
 // Megatron-LM's pipeline arguments, with its validate_args rules for the
 // virtual pipeline: at most one of the three ways to give it; layers per
 // virtual stage divide each stage's layers; one chunk per stage is none.
@@ -760,19 +817,7 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
   parsed.global_batch_size = extras.global_batch_size;
   parsed.tokenizer_type = extras.tokenizer_type;
   TRAINFLOPS_ASSIGN_OR_RETURN(parsed.pipeline, pipeline_split(extras, parsed.args));
-  if (extras.recompute_granularity) {
-    const std::string& granularity = *extras.recompute_granularity;
-    if (granularity != "full" && granularity != "selective") {
-      return Error("--recompute-granularity = \"" + granularity + "\": must be full or selective");
-    }
-    // block recomputes the first layers of each stage only, which executed mode does not count yet.
-    if (granularity == "full" && extras.recompute_method == "block") {
-      return Error(ErrorCode::kUnsupported,
-                   "--recompute-method = \"block\": recomputing only some layers of a stage is not counted; "
-                   "uniform (every layer) is");
-    }
-    parsed.recompute = granularity;
-  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(parsed.recompute, recompute_to_count(extras));
   TRAINFLOPS_RETURN_IF_ERROR(apply_megatron_defaults(extras, parsed.args));
   return parsed;
 }

@@ -413,13 +413,13 @@ TEST(MegatronFlagsTest, ReportsTypos) {
 TEST(MegatronFlagsTest, RecordsIgnoredFlagsInOrderWithTheirValues) {
   const Argv argv = words(
       "--lr 3e-4 --num-layers 2 --bf16 --data-path 0.5 a 0.5 b --min-lr=1e-5 --swiglu --rampup-batch-size 32 32 1000 "
-      "--use-distributed-optimizer --weight-decay 0.1 --recompute-modules core_attn mla_up_proj");
+      "--use-distributed-optimizer --weight-decay 0.1 --profile-ranks 0 3");
   const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message();
   EXPECT_EQ(parsed.value().ignored,
             (std::vector<std::string>{"--lr 3e-4", "--bf16", "--data-path 0.5 a 0.5 b", "--min-lr 1e-5",
                                       "--rampup-batch-size 32 32 1000", "--use-distributed-optimizer",
-                                      "--weight-decay 0.1", "--recompute-modules core_attn mla_up_proj"}));
+                                      "--weight-decay 0.1", "--profile-ranks 0 3"}));
   EXPECT_TRUE(parsed.value().unknown.empty());
   EXPECT_EQ(parsed.value().args.num_layers, 2);
   EXPECT_EQ(parsed.value().args.swiglu, true);
@@ -435,7 +435,7 @@ TEST(MegatronFlagsTest, TakesAsManyValuesAsMegatronLmsParser) {
       {{"--lr", "--bf16"}, "--lr: expects a value"},
       {{"--rampup-batch-size", "32", "32"}, "--rampup-batch-size: expects 3 values"},
       {{"--rampup-batch-size=32"}, "--rampup-batch-size: takes 3 values, not one after '='"},
-      {{"--recompute-modules"}, "--recompute-modules: expects a value"},
+      {{"--profile-ranks"}, "--profile-ranks: expects a value"},
       {{"--bf16=yes"}, "--bf16 = \"yes\": is a switch and takes no value"},
   });
 }
@@ -488,6 +488,39 @@ TEST(MegatronFlagsTest, VirtualPipeline) {
     EXPECT_EQ(parsed.value().pipeline.virtual_stages, c.virtual_stages);
     EXPECT_EQ(parsed.value().pipeline.layout, c.layout);
   }
+}
+
+// What executed mode recomputes: every layer (full, uniform), core attention
+// (selective with its default module, or --recompute-activations), nothing
+// for modules that re-run no product; what it cannot count is an error.
+TEST(MegatronFlagsTest, Recomputation) {
+  const struct {
+    std::string flags;
+    std::optional<std::string> recompute;
+  } cases[] = {
+      {"--recompute-granularity full --recompute-method uniform --recompute-num-layers 1", "full"},
+      {"--recompute-granularity selective", "selective"},
+      {"--recompute-activations", "selective"},
+      {"--recompute-granularity selective --recompute-modules core_attn layernorm", "selective"},
+      {"--recompute-granularity selective --recompute-modules moe_act layernorm", std::nullopt},
+      {"--recompute-modules mlp", std::nullopt},  // without selective granularity, modules change nothing
+      {"--lr 1", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(words(c.flags));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    EXPECT_EQ(parsed.value().recompute, c.recompute);
+  }
+  expect_errors({
+      {words("--recompute-granularity selective --recompute-modules core_attn mlp"),
+       "--recompute-modules: recomputing \"mlp\" is not counted; core_attn is, and the activations and norms "
+       "(moe_act, layernorm, gdn_norm_out) re-run no product"},
+      {words("--recompute-activations --recompute-modules attn"),
+       "--recompute-modules: \"attn\" is not a module (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+       "shared_experts, gdn_norm_out, gdp_in_proj, gdp_qkv, mhc)"},
+      {words("--recompute-granularity block"), "--recompute-granularity = \"block\": must be full or selective"},
+  });
 }
 
 TEST(MegatronFlagsTest, AcceptsFlagEqualsValue) {
