@@ -34,7 +34,10 @@
 //  - Pipeline: --pipeline-model-parallel-size, --decoder-first/last-pipeline-
 //    num-layers, --num-virtual-stages-per-pipeline-rank (or
 //    --num-layers-per-virtual-pipeline-stage, turned into chunks per stage as
-//    Megatron-LM does) and --pipeline-model-parallel-layout go to `pipeline`.
+//    Megatron-LM does) and --pipeline-model-parallel-layout go to `pipeline`;
+//    --account-for-embedding/loss-in-pipeline-split become the layout that
+//    places the layers as Megatron-LM then does (the embedding and the loss
+//    each taking one decoder layer's place on their chunk).
 //  - Recomputation (`recompute`): --recompute-granularity full (method
 //    uniform: every layer) is "full"; selective, or --recompute-activations,
 //    with --recompute-modules (default core_attn) is "selective" when it names

@@ -56,7 +56,7 @@ struct Extras {
   std::optional<int64_t> virtual_stages, layers_per_virtual_stage;
   std::optional<std::string> tokenizer_type, recompute_granularity, recompute_method, pipeline_layout;
   std::optional<std::vector<std::string>> recompute_modules;
-  std::optional<bool> recompute_activations;
+  std::optional<bool> recompute_activations, embedding_in_split, loss_in_split;
 };
 
 // Names where the vocabulary comes from when --vocab-size does not give it.
@@ -86,6 +86,8 @@ constexpr std::array<ExtraFlag, 11> kExtraFlags = {{
 constexpr std::string_view kPipelineLayout = "--pipeline-model-parallel-layout";
 constexpr std::string_view kRecomputeModulesFlag = "--recompute-modules";
 constexpr std::string_view kRecomputeActivations = "--recompute-activations";
+constexpr std::string_view kEmbeddingInSplit = "--account-for-embedding-in-pipeline-split";
+constexpr std::string_view kLossInSplit = "--account-for-loss-in-pipeline-split";
 // Flags Megatron-LM's parser still accepts but its argument validation stops
 // at, each with its replacement.
 struct RetiredFlag {
@@ -116,6 +118,8 @@ std::vector<std::string> relevant_flags() {
   flags.emplace_back(kPipelineLayout);
   flags.emplace_back(kRecomputeModulesFlag);
   flags.emplace_back(kRecomputeActivations);
+  flags.emplace_back(kEmbeddingInSplit);
+  flags.emplace_back(kLossInSplit);
   flags.emplace_back(kNoDsaKpoolTail);
   return flags;
 }
@@ -483,6 +487,8 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
   if (use.name == kPipelineLayout) return read(use, tokens, extras.pipeline_layout);
   if (use.name == kRecomputeModulesFlag) return read(use, tokens, extras.recompute_modules);
   if (use.name == kRecomputeActivations) return read(use, tokens, extras.recompute_activations);
+  if (use.name == kEmbeddingInSplit) return read(use, tokens, extras.embedding_in_split);
+  if (use.name == kLossInSplit) return read(use, tokens, extras.loss_in_split);
   if (use.name == kNoDsaKpoolTail) {
     std::optional<bool> given;
     Status status = read(use, tokens, given);
@@ -739,6 +745,38 @@ Result<std::optional<std::string>> recompute_to_count(const Extras& e) {
   return granularity;
 }
 
+// --account-for-embedding/loss-in-pipeline-split: Megatron-LM splits the
+// decoder layers as if the embedding and the loss were layers too, so the
+// first chunk holds one decoder layer fewer, and the last one fewer. Said as
+// the pipeline layout that places the same layers.
+Result<std::string> layout_with_embedding_and_loss(const Extras& e, const MegatronArgs& a, int64_t virtual_stages) {
+  const std::string flags = e.embedding_in_split ? std::string(kEmbeddingInSplit) : std::string(kLossInSplit);
+  if (e.first_stage_layers || e.last_stage_layers || e.pipeline_layout) {
+    return Error(flags + ": Megatron-LM does not combine it with an uneven first or last stage or a layout");
+  }
+  const int64_t stages = e.pipeline_stages.value_or(1), layers = a.num_layers.value_or(0);
+  if (stages <= 0) return not_positive("--pipeline-model-parallel-size", stages);
+  const int64_t units = layers + (e.embedding_in_split ? 1 : 0) + (e.loss_in_split ? 1 : 0);
+  const int64_t chunks = stages * virtual_stages;
+  if (units % chunks != 0) {
+    return Error(flags + ": the " + std::to_string(layers) + " decoder layers with the embedding or loss (" +
+                 std::to_string(units) + ") must divide evenly over " + std::to_string(chunks) + " chunks");
+  }
+  const int64_t per_chunk = units / chunks;
+  std::string layout;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t decoder = per_chunk;
+    if (c > 0) layout += '|';
+    if (c == 0) layout += 'E';
+    if (c == 0 && e.embedding_in_split) --decoder;
+    if (c == chunks - 1 && e.loss_in_split) --decoder;
+    if (decoder < 0) return Error(flags + ": a chunk of " + std::to_string(per_chunk) + " layers has no room for them");
+    layout += std::string(static_cast<std::size_t>(decoder), 't');
+  }
+  layout += std::string(static_cast<std::size_t>(a.mtp_num_layers.value_or(0)), 'm') + "L";
+  return layout;
+}
+
 // Megatron-LM's pipeline arguments, with its validate_args rules for the
 // virtual pipeline: at most one of the three ways to give it; layers per
 // virtual stage divide each stage's layers; one chunk per stage is none.
@@ -770,6 +808,10 @@ Result<PipelineSplit> pipeline_split(const Extras& e, const MegatronArgs& a) {
     split.virtual_stages = layers / stages / per_chunk;
   }
   if (split.virtual_stages == 1) split.virtual_stages.reset();
+  if ((e.embedding_in_split || e.loss_in_split) && e.pipeline_stages) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(split.layout, layout_with_embedding_and_loss(e, a, split.virtual_stages.value_or(1)));
+    split.virtual_stages.reset();
+  }
   return split;
 }
 

@@ -480,6 +480,13 @@ TEST(MegatronFlagsTest, VirtualPipeline) {
        std::nullopt},
       {"--num-layers 8 --num-virtual-stages-per-pipeline-rank 4", 4, std::nullopt},
       {"--num-layers 8 --pipeline-model-parallel-layout Et*8|L", std::nullopt, "Et*8|L"},
+      // The embedding and the loss take a layer's place in the split.
+      {"--num-layers 6 --pipeline-model-parallel-size 2 --account-for-embedding-in-pipeline-split "
+       "--account-for-loss-in-pipeline-split",
+       std::nullopt, "Ettt|tttL"},
+      {"--num-layers 7 --mtp-num-layers 1 --pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+       "--account-for-embedding-in-pipeline-split",
+       std::nullopt, "Et|tt|tt|ttmL"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.flags);
