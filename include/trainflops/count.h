@@ -11,23 +11,13 @@
 
 #include "trainflops/component.h"
 #include "trainflops/int128.h"
-#include "trainflops/layer_flops.h"
+#include "trainflops/mode.h"
 #include "trainflops/model.h"
 #include "trainflops/result.h"
 #include "trainflops/statistic.h"
 #include "trainflops/workload.h"
 
 namespace trainflops {
-
-enum class Mode {
-  kMegatron,  // Megatron-LM's num_floating_point_operations: documents reduced to T and S2
-  kModel,     // the same definitions counted exactly per document, in integers
-  kExecuted,  // what the kernels execute, exactly (README, "Executed mode")
-};
-
-// "megatron", "model", "executed"; parse_mode() names them in its error.
-std::string_view mode_name(Mode mode);
-Result<Mode> parse_mode(std::string_view text);
 
 // Forwards re-executed in the backward pass (activation recomputation):
 // counted in executed mode only, since model FLOPs (MFU's numerator) exclude them.
@@ -109,11 +99,7 @@ class FlopsCounter {
   Result<Flops> total_from_statistics(const std::vector<Int128>& sums) const;
 
  private:
-  struct Row {
-    std::string name;
-    std::string kind;
-    Terms terms;
-  };
+  struct Row;  // one layer's terms (count.cc)
 
   FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows);
   // create() after its checks: the model is valid.
@@ -128,9 +114,9 @@ class FlopsCounter {
   Recompute recompute_;
   std::optional<std::int64_t> megatron_seq_length_;
   std::string model_summary_;
-  std::vector<Row> rows_;
-  std::vector<Statistic> statistics_;       // distinct, sorted
-  std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions
+  std::shared_ptr<const std::vector<Row>> rows_;  // immutable, shared by copies
+  std::vector<Statistic> statistics_;             // distinct, sorted
+  std::vector<Int128> exact_coefficients_;        // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
   std::shared_ptr<const FlopsCounter> model_counter_;  // executed mode: the model-mode count beside it
 };

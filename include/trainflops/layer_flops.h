@@ -11,6 +11,7 @@
 
 #include "trainflops/component.h"
 #include "trainflops/int128.h"
+#include "trainflops/mode.h"
 #include "trainflops/model.h"
 #include "trainflops/statistic.h"
 
@@ -29,25 +30,28 @@ inline constexpr int kTrainingExpansion = kForwardOnly + kBackward;
 // and one whose input is detached skips the data gradient.
 inline constexpr int kForwardAndWeightGradient = 2;
 
-// Where Megatron-LM's accounting departs from the exact definitions, terms
-// follow one of these conventions.
-enum class Convention {
-  kMegatronStandard,  // Megatron-LM's transformer path; DSA's core attention in
-                      // absorbed-MLA form, as its DSA fix counts it
-  kMegatronHybrid,    // its hybrid path: no attention output gate, no MTP projection,
-                      // a key/value width of h*g/n without kv_channels
-  kModel,             // the exact definitions; widths are integers; DSA's core
-                      // attention in the expanded form dense MLA is counted in
-  kExecuted,          // what the kernels execute: kModel without the norm terms
-                      // that are not products, with the MoE router GEMM, DSA's
-                      // core attention in absorbed-MLA form, the indexer's head
-                      // weighting and its KL loss's teacher logits
-                      // (docs/accounting.md, 8)
+// How a layer's terms are counted: the mode, and in megatron mode which of
+// Megatron-LM's two functions (the model's MegatronPath).
+//  - megatron, standard: Megatron-LM's transformer path; DSA's core attention
+//    in absorbed-MLA form, as its DSA fix counts it;
+//  - megatron, hybrid: its hybrid path: no attention output gate, no MTP
+//    projection, a key/value width of h*g/n without kv_channels;
+//  - model: the exact definitions; widths are integers; DSA's core attention
+//    in the expanded form dense MLA is counted in;
+//  - executed: what the kernels execute: model without the norm terms that are
+//    not products, with the MoE router GEMM, DSA's core attention in
+//    absorbed-MLA form, the indexer's head weighting and its KL loss's teacher
+//    logits (docs/accounting.md, 8).
+struct Convention {
+  Mode mode = Mode::kModel;
+  MegatronPath path = MegatronPath::kStandard;  // read in megatron mode only
 };
 
-// The conventions counted in integers, per document.
-inline bool is_exact(Convention convention) {
-  return convention == Convention::kModel || convention == Convention::kExecuted;
+// Counted in integers, per document.
+inline bool is_exact(Convention convention) { return convention.mode != Mode::kMegatron; }
+inline bool is_executed(Convention convention) { return convention.mode == Mode::kExecuted; }
+inline bool is_megatron_hybrid(Convention convention) {
+  return convention.mode == Mode::kMegatron && convention.path == MegatronPath::kHybrid;
 }
 
 struct Term {

@@ -4,17 +4,16 @@
 #include <array>
 #include <map>
 
-namespace trainflops {
-namespace {
+#include "trainflops/layer_flops.h"
 
-Convention convention_for(Mode mode, MegatronPath path) {
-  switch (mode) {
-    case Mode::kModel: return Convention::kModel;
-    case Mode::kExecuted: return Convention::kExecuted;
-    case Mode::kMegatron: break;
-  }
-  return path == MegatronPath::kHybrid ? Convention::kMegatronHybrid : Convention::kMegatronStandard;
-}
+namespace trainflops {
+
+struct FlopsCounter::Row {
+  std::string name;
+  std::string kind;
+  Terms terms;
+};
+namespace {
 
 // Recomputation adds one forward to the terms it re-executes.
 void add_recomputed_forwards(Terms& terms, Recompute recompute) {
@@ -181,9 +180,12 @@ struct FlopsCounter::StatisticValues {
 };
 
 FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows)
-    : mode_(mode), recompute_(recompute), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
+    : mode_(mode),
+      recompute_(recompute),
+      model_summary_(std::move(model_summary)),
+      rows_(std::make_shared<const std::vector<Row>>(std::move(rows))) {
   std::map<Statistic, std::pair<Int128, double>> coefficients;
-  for (const Row& row : rows_) {
+  for (const Row& row : *rows_) {
     for (const Term& term : row.terms) {
       auto& [exact, estimate] = coefficients[term.per];
       exact += term.forward_flops * term.executions;  // sizes are capped: no overflow here
@@ -219,7 +221,7 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
 }
 
 FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
-  const Convention convention = convention_for(mode, model.megatron_path);
+  const Convention convention{mode, model.megatron_path};
   const std::int64_t h = model.hidden_size;
   std::vector<Row> rows;
   auto add_layer = [&](std::string name, const Layer& layer) {
@@ -230,7 +232,7 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   for (std::size_t i = 0; i < model.layers.size(); ++i) add_layer("decoder." + std::to_string(i + 1), model.layers[i]);
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
-    if (convention != Convention::kMegatronHybrid) {
+    if (!is_megatron_hybrid(convention)) {
       rows.push_back({depth + ".projection", "projection", mtp_projection_terms(h, convention)});
     }
     for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
@@ -325,7 +327,7 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   report.tokens = values.tokens;
   report.per_token = total_flops.value / to_double(values.tokens);
   ComponentSums model_sums;
-  for (const Row& row : rows_) {
+  for (const Row& row : *rows_) {
     ComponentSums row_sums;
     for (const Term& term : row.terms) {
       const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -

@@ -38,7 +38,7 @@ Result<Int128> dsa_attention_forward_flops(std::int64_t hidden_size, const MlaAt
                                            std::span<const std::int64_t> lengths) {
   const DsaAttention attention{mla, indexer, /*runs_indexer=*/false};
   TRAINFLOPS_RETURN_IF_ERROR(check_layer(hidden_size, attention));
-  return forward_flops(dsa_attention_terms(attention, hidden_size, Convention::kModel), lengths);
+  return forward_flops(dsa_attention_terms(attention, hidden_size, Convention{Mode::kModel}), lengths);
 }
 
 Result<Int128> indexer_forward_flops(std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
@@ -50,7 +50,7 @@ Result<Int128> indexer_forward_flops(std::int64_t hidden_size, std::optional<std
   // terms hold it alone.
   DsaIndexer forward_only = indexer;
   forward_only.grad_mode = DsaIndexer::GradMode::kOff;
-  return forward_flops(dsa_indexer_terms(forward_only, hidden_size, q_lora_rank, Convention::kModel), lengths);
+  return forward_flops(dsa_indexer_terms(forward_only, hidden_size, q_lora_rank, Convention{Mode::kModel}), lengths);
 }
 
 }  // namespace trainflops

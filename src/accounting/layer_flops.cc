@@ -64,7 +64,7 @@ std::optional<Term> indexer_teacher_term(const DsaAttention& a) {
 
 Terms gqa_attention_terms(const GqaAttention& a, std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size, n = a.num_heads, g = a.num_query_groups;
-  const bool counts_gate = a.output_gate && convention != Convention::kMegatronHybrid;
+  const bool counts_gate = a.output_gate && !is_megatron_hybrid(convention);
   if (!a.head_dim) {
     // Query width h, key/value width h*g/n: fractional in Megatron's count,
     // rounded down in the exact ones.
@@ -93,7 +93,7 @@ Terms mla_attention_terms(const MlaAttention& a, std::int64_t hidden_size, Conve
   const Int128 qk = a.qk_head_dim, rope = a.qk_pos_emb_head_dim, v = a.v_head_dim;
   const Int128 kv_lora = a.kv_lora_rank;
   // The q and kv LoRA norms, as Megatron-LM counts them; they are not products.
-  const Int128 norm = convention == Convention::kExecuted ? 0 : 1;
+  const Int128 norm = is_executed(convention) ? 0 : 1;
   const Int128 query = a.q_lora_rank ? *a.q_lora_rank * (h + n * (qk + rope) + norm) : h * n * (qk + rope);
   const Int128 key_value = kv_lora * (h + n * (qk + v) + norm) + h * rope;
   const Int128 output = n * v * h;
@@ -109,14 +109,14 @@ Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size, Conve
   core.component = Component::kDsaCoreAttention;
   // Model FLOPs keep the expanded (up-projected) form that dense MLA is
   // counted in; Megatron-LM since its DSA fix and the kernels use the absorbed one.
-  if (convention != Convention::kModel) core.forward_flops = kFlopsPerFma * absorbed_mla_pair_fmas(a.mla);
+  if (convention.mode != Mode::kModel) core.forward_flops = kFlopsPerFma * absorbed_mla_pair_fmas(a.mla);
   const DsaIndexer& indexer = a.indexer;
   core.per = indexer.pool_size > 1 ? pooled_attended_pairs(indexer.topk, indexer.pool_size, indexer.pool_tail)
                                    : topk_pairs(indexer.topk);
   if (a.runs_indexer) {
     Terms indexer_terms = dsa_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank, convention);
     terms.insert(terms.end(), indexer_terms.begin(), indexer_terms.end());
-    if (convention == Convention::kExecuted) {
+    if (is_executed(convention)) {
       if (auto teacher = indexer_teacher_term(a)) terms.push_back(*teacher);
     }
   }
@@ -129,7 +129,7 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
   const Int128 query_input = q_lora_rank ? *q_lora_rank : h;
   const Int128 projections = query_input * nh * hd + h * hd + h * nh;
   // Per scored pair: the heads' dot products, and when executed, their weighted sum.
-  const Int128 per_pair = nh * hd + (convention == Convention::kExecuted ? nh : 0);
+  const Int128 per_pair = nh * hd + (is_executed(convention) ? nh : 0);
   const auto term = [](Component component, Statistic per, Int128 fmas, int executions) {
     return Term{component, per, kFlopsPerFma * fmas, 1, executions};
   };
@@ -164,7 +164,7 @@ Terms compressed_sparse_attention_terms(const CompressedSparseAttention& a, std:
                                         Convention convention) {
   using Kind = CompressedSparseAttention::Kind;
   const Int128 h = hidden_size, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank;
-  const Int128 norm = convention == Convention::kExecuted ? 0 : 1;  // the q and kv norms are not products
+  const Int128 norm = is_executed(convention) ? 0 : 1;  // the q and kv norms are not products
   const Int128 projections = q_lora * (h + n * dv + norm) + (h * dv + norm * dv) +
                              (n * dv * a.o_lora_rank + Int128{a.o_groups} * a.o_lora_rank * h);
   const Int128 per_key = 2 * n * dv;  // scores and values through single-latent heads of width dv
@@ -232,7 +232,7 @@ Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention)
   if (moe.shared_expert_ffn_hidden_size) {
     terms.push_back(trained_gemm(Component::kMoeShared, kTokens, width * h * *moe.shared_expert_ffn_hidden_size));
   }
-  if (convention == Convention::kExecuted && moe.num_experts) {
+  if (is_executed(convention) && moe.num_experts) {
     terms.push_back(trained_gemm(Component::kMoeRouter, kTokens, h * *moe.num_experts));
   }
   return terms;
@@ -240,7 +240,7 @@ Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention)
 
 Terms mtp_projection_terms(std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size;
-  const Int128 norms = convention == Convention::kExecuted ? 0 : 3 * h;  // not products
+  const Int128 norms = is_executed(convention) ? 0 : 3 * h;  // not products
   return {trained_gemm(Component::kMtp, kTokens, norms + 2 * h * h)};
 }
 

@@ -33,39 +33,39 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
   const std::vector<LayerCase> cases = {
       // h=8, n=4, g=2, head 2: q=8, kv=4. h(q+2kv) + qh = 128 + 64 = 192 FMAs; core 2q = 16 FMAs per pair.
       {"gqa",
-       gqa_attention_terms(gqa(2, 2, false), 8, Convention::kModel),
+       gqa_attention_terms(gqa(2, 2, false), 8, Convention{Mode::kModel}),
        {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
       // The gate adds h*q = 64 FMAs.
       {"gqa with gate",
-       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kModel),
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention{Mode::kModel}),
        {{kProj, kTokens, 512, 1}, {kCore, kCausalPairs, 32, 1}}},
       {"gqa with gate, Megatron standard",
-       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kMegatronStandard),
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention{Mode::kMegatron}),
        {{kProj, kTokens, 512, 1}, {kCore, kCausalPairs, 32, 1}}},
       // Megatron's hybrid path has no gate term.
       {"gqa with gate, Megatron hybrid",
-       gqa_attention_terms(gqa(2, 2, true), 8, Convention::kMegatronHybrid),
+       gqa_attention_terms(gqa(2, 2, true), 8, Convention{Mode::kMegatron, MegatronPath::kHybrid}),
        {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
       // No head dim, h=10, n=4, g=2: q = 10, kv = 10*2/4 = 5: 100 + 100 + 2*10*5 = 300 FMAs; core 2*10.
       {"gqa without head dim",
-       gqa_attention_terms(gqa(std::nullopt, 2, false), 10, Convention::kModel),
+       gqa_attention_terms(gqa(std::nullopt, 2, false), 10, Convention{Mode::kModel}),
        {{kProj, kTokens, 600, 1}, {kCore, kCausalPairs, 40, 1}}},
       // g=1: kv = 2.5. Megatron: 200 + 2*10*2.5 = 250 FMAs = 2000/4 FLOPs; exact: kv rounds down to 2, 240 FMAs.
       {"gqa fractional kv, Megatron",
-       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention::kMegatronHybrid),
+       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention{Mode::kMegatron, MegatronPath::kHybrid}),
        {{kProj, kTokens, 2000, 4}, {kCore, kCausalPairs, 40, 1}}},
       {"gqa fractional kv, exact",
-       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention::kModel),
+       gqa_attention_terms(gqa(std::nullopt, 1, false), 10, Convention{Mode::kModel}),
        {{kProj, kTokens, 480, 1}, {kCore, kCausalPairs, 40, 1}}},
       // h=16, n=2, q LoRA 4, kv LoRA 3, qk 5, rope 2, v 6:
       // query 4(16 + 2*7 + 1) = 124; kv 3(16 + 2*11 + 1) + 16*2 = 149; out 2*6*16 = 192; 465 FMAs.
       // core 2*7 + 2*6 = 26 FMAs per pair.
       {"mla",
-       mla_attention_terms(mla, 16, Convention::kModel),
+       mla_attention_terms(mla, 16, Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
       // Without q LoRA the query is 16*2*7 = 224: 565 FMAs.
       {"mla without q lora",
-       mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16, Convention::kModel),
+       mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16, Convention{Mode::kModel}),
        {{kProj, kTokens, 1130, 1}, {kCore, kCausalPairs, 52, 1}}},
       // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
       // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
@@ -78,15 +78,15 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        {{Component::kGatedDeltaNet, kTokens, 1472, 1}}},
       // h=8, d=16, 4 heads, 2 groups, state 3: in 8(32 + 12 + 4) = 384, out 128: 512 FMAs; scan 7*16*3 FLOPs.
       {"mamba2",
-       mamba2_terms(Mamba2{16, 4, 2, 3}, 8, Convention::kModel),
+       mamba2_terms(Mamba2{16, 4, 2, 3}, 8, Convention{Mode::kModel}),
        {{Component::kMamba, kTokens, 1024, 1}, {Component::kMamba, kTokens, 336, 1}}},
       // d=24: in 8(48 + 12 + 4) = 512, out 192: 704 FMAs; scan 7*24*3 FLOPs. Megatron-LM's estimate takes
       // d = 2h = 16 whatever the layer's width.
       {"mamba2 wider than 2h",
-       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention::kModel),
+       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention{Mode::kModel}),
        {{Component::kMamba, kTokens, 1408, 1}, {Component::kMamba, kTokens, 504, 1}}},
       {"mamba2 wider than 2h, megatron",
-       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention::kMegatronHybrid),
+       mamba2_terms(Mamba2{24, 4, 2, 3}, 8, Convention{Mode::kMegatron, MegatronPath::kHybrid}),
        {{Component::kMamba, kTokens, 1024, 1}, {Component::kMamba, kTokens, 336, 1}}},
       // H=2: in 16*3 + 6*3 + 4*3 = 78 -> 624; conv 4(16*2 + 6*3) = 200; out 128: 952 FMAs;
       // scan (4*2 + 3)*16*3 = 528 FLOPs.
@@ -94,41 +94,45 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8),
        {{Component::kGatedDeltaProduct, kTokens, 1904, 1}, {Component::kGatedDeltaProduct, kTokens, 528, 1}}},
       // h=8, ffn 12: 2*8*12 = 192 FMAs; gated 3*8*12 = 288.
-      {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8, Convention::kModel), {{Component::kMlp, kTokens, 384, 1}}},
-      {"swiglu mlp", dense_mlp_terms(DenseMlp{12, true}, 8, Convention::kModel), {{Component::kMlp, kTokens, 576, 1}}},
+      {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8, Convention{Mode::kModel}), {{Component::kMlp, kTokens, 384, 1}}},
+      {"swiglu mlp",
+       dense_mlp_terms(DenseMlp{12, true}, 8, Convention{Mode::kModel}),
+       {{Component::kMlp, kTokens, 576, 1}}},
       // --quick-geglu: gated, but Megatron-LM's estimate charges it as ungated.
       {"quick-geglu mlp",
-       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention::kExecuted),
+       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention{Mode::kExecuted}),
        {{Component::kMlp, kTokens, 576, 1}}},
       {"quick-geglu mlp, megatron",
-       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention::kMegatronStandard),
+       dense_mlp_terms(DenseMlp{12, true, true}, 8, Convention{Mode::kMegatron}),
        {{Component::kMlp, kTokens, 384, 1}}},
       {"quick-geglu moe, megatron",
-       moe_terms(Moe{64, 2, 6, std::nullopt, std::nullopt, true, true}, 8, Convention::kMegatronStandard),
+       moe_terms(Moe{64, 2, 6, std::nullopt, std::nullopt, true, true}, 8, Convention{Mode::kMegatron}),
        {{Component::kMoeRouted, kTokens, 384, 1}}},
       // h=8, expert 6, top-2, gated: 3*6*2*8 = 288 FMAs; shared 5: 3*8*5 = 120.
       {"moe",
-       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kModel),
+       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention{Mode::kModel}),
        {{Component::kMoeRouted, kTokens, 576, 1}, {Component::kMoeShared, kTokens, 240, 1}}},
       // latent 4: experts 3*6*2*4 = 144, in and out 2*8*4 = 64: 208 FMAs.
       {"moe latent",
-       moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention::kModel),
+       moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention{Mode::kModel}),
        {{Component::kMoeRouted, kTokens, 416, 1}}},
       // 3h + 2h^2 = 24 + 128 = 152 FMAs.
-      {"mtp projection", mtp_projection_terms(8, Convention::kModel), {{Component::kMtp, kTokens, 304, 1}}},
+      {"mtp projection", mtp_projection_terms(8, Convention{Mode::kModel}), {{Component::kMtp, kTokens, 304, 1}}},
       {"logits", logits_terms(8, 100), {{Component::kLogits, kTokens, 1600, 1}}},
       // Executed: the LoRA norms (4 + 3 per token) are not products: 465 - 7 = 458 FMAs.
       {"mla executed",
-       mla_attention_terms(mla, 16, Convention::kExecuted),
+       mla_attention_terms(mla, 16, Convention{Mode::kExecuted}),
        {{kProj, kTokens, 916, 1}, {kCore, kCausalPairs, 52, 1}}},
       // Executed: the router GEMM, h x 64 experts = 512 FMAs.
       {"moe executed",
-       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention::kExecuted),
+       moe_terms(Moe{64, 2, 6, 5, std::nullopt, true}, 8, Convention{Mode::kExecuted}),
        {{Component::kMoeRouted, kTokens, 576, 1},
         {Component::kMoeShared, kTokens, 240, 1},
         {Component::kMoeRouter, kTokens, 1024, 1}}},
       // Executed: only the 2h^2 = 128 FMAs of the projection.
-      {"mtp projection executed", mtp_projection_terms(8, Convention::kExecuted), {{Component::kMtp, kTokens, 256, 1}}},
+      {"mtp projection executed",
+       mtp_projection_terms(8, Convention{Mode::kExecuted}),
+       {{Component::kMtp, kTokens, 256, 1}}},
   };
   for (const LayerCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -168,13 +172,14 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
   // scoring 3 x 4 = 12 FMAs per pair.
   const std::vector<Case> cases = {
       {"off",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16, Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, topk_pairs(8), 52, 3, true},
         {kIdxProj, kTokens, 320, 1, true},
         {kScore, kCausalPairs, 24, 1, true}}},
       {"detached",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16,
+                           Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, topk_pairs(8), 52, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
@@ -182,14 +187,15 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kScore, kCausalPairs, 24, 2, false}}},
       // The sparse backward covers the selected pairs only.
       {"sparse",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16,
+                           Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, topk_pairs(8), 52, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
         {kScore, kCausalPairs, 24, 1, true},
         {kScore, topk_pairs(8), 24, 2, false}}},
       {"full",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), true}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), true}, 16, Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, topk_pairs(8), 52, 3, true},
         {kIdxProj, kTokens, 320, 3, true},
@@ -197,11 +203,13 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kScore, kCausalPairs, 24, 2, false}}},
       // A layer that reuses another's top-k has no indexer.
       {"shared",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16,
+                           Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true}, {kDsaCore, topk_pairs(8), 52, 3, true}}},
       // KPool p=2: forward only; gate h x 4 = 64 FMAs per token; pooling 4 FMAs per pooled key.
       {"kpool",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff, 2), true}, 16, Convention::kModel),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff, 2), true}, 16,
+                           Convention{Mode::kModel}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, pooled_attended_pairs(8, 2, true), 52, 3, true},
         {kIdxProj, kTokens, 320, 1, true},
@@ -212,7 +220,8 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
       // head weighting adds 3 FMAs per scored pair; no LoRA norms (458 FMAs of projections);
       // the KL teacher's logits, n(kv_lora + rope) = 10 FMAs per pair of the loss, forward only.
       {"executed sparse",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16, Convention::kExecuted),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kSparse), true}, 16,
+                           Convention{Mode::kExecuted}),
        {{kProj, kTokens, 916, 3, true},
         {kDsaCore, topk_pairs(8), 32, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
@@ -221,7 +230,7 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kTeacher, topk_pairs(8), 20, 1, true}}},
       {"executed detached",
        dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16,
-                           Convention::kExecuted),
+                           Convention{Mode::kExecuted}),
        {{kProj, kTokens, 916, 3, true},
         {kDsaCore, topk_pairs(8), 32, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
@@ -230,18 +239,20 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kTeacher, kCausalPairs, 20, 1, true}}},
       // No loss, no teacher; a sharing layer computes no loss either.
       {"executed off",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16, Convention::kExecuted),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff), true}, 16,
+                           Convention{Mode::kExecuted}),
        {{kProj, kTokens, 916, 3, true},
         {kDsaCore, topk_pairs(8), 32, 3, true},
         {kIdxProj, kTokens, 320, 1, true},
         {kScore, kCausalPairs, 30, 1, true}}},
       {"executed shared",
-       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16, Convention::kExecuted),
+       dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kFull), false}, 16,
+                           Convention{Mode::kExecuted}),
        {{kProj, kTokens, 916, 3, true}, {kDsaCore, topk_pairs(8), 32, 3, true}}},
       // Megatron-LM since its DSA fix: the absorbed core, with its norm terms, without head weighting or teacher.
       {"megatron",
        dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kDetached), true}, 16,
-                           Convention::kMegatronStandard),
+                           Convention{Mode::kMegatron}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, topk_pairs(8), 32, 3, true},
         {kIdxProj, kTokens, 320, 2, true},
@@ -249,7 +260,7 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
         {kScore, kCausalPairs, 24, 2, false}}},
       {"megatron hybrid",
        dsa_attention_terms(DsaAttention{mla, indexer(DsaIndexer::GradMode::kOff, 2), true}, 16,
-                           Convention::kMegatronHybrid),
+                           Convention{Mode::kMegatron, MegatronPath::kHybrid}),
        {{kProj, kTokens, 930, 3, true},
         {kDsaCore, pooled_attended_pairs(8, 2, true), 32, 3, true},
         {kIdxProj, kTokens, 320, 1, true},
