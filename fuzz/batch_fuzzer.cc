@@ -1,4 +1,7 @@
 // `trainflops batch` records: JSON in, one result line out, never a crash.
+// Records name models every way the resolver takes them (args, preset, hf,
+// config, flags with their options), so this target fuzzes the resolver too;
+// the resolver-* seeds start it on each source.
 #include <nlohmann/json.hpp>
 
 #include "fuzz_helpers.h"
