@@ -50,4 +50,15 @@ Error json_syntax_error(const nlohmann::json::parse_error& error) {
   return Error("not valid JSON (" + what.substr(at + marker.size()) + ")");
 }
 
+Error json_number_error(const nlohmann::json::out_of_range& error) {
+  // nlohmann's text: "[json.exception.out_of_range.406] number overflow parsing '<the number>'".
+  const std::string what = error.what();
+  const std::size_t quote = what.find('\'');
+  constexpr std::size_t kShown = 40;
+  std::string number = quote == std::string::npos ? what : what.substr(quote + 1);
+  if (!number.empty() && number.back() == '\'') number.pop_back();
+  if (number.size() > kShown) number = number.substr(0, kShown) + "...";
+  return Error("not valid JSON: the number " + number + " does not fit in a double");
+}
+
 }  // namespace trainflops

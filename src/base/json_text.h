@@ -22,6 +22,8 @@ Status check_json_depth(std::string_view text, JsonComments comments);
 
 // "not valid JSON (line L, column C: <what the parser expected>)".
 Error json_syntax_error(const nlohmann::json::parse_error& error);
+// "not valid JSON: a number does not fit in a double (<its first digits>...)".
+Error json_number_error(const nlohmann::json::out_of_range& error);
 
 template <typename Json>
 Result<Json> parse_json(std::string_view text, JsonComments comments) {
@@ -30,6 +32,8 @@ Result<Json> parse_json(std::string_view text, JsonComments comments) {
     return Json::parse(text, nullptr, /*allow_exceptions=*/true, comments == JsonComments::kAllowed);
   } catch (const nlohmann::json::parse_error& error) {
     return json_syntax_error(error);
+  } catch (const nlohmann::json::out_of_range& error) {  // a number beyond a double's range: 1e999
+    return json_number_error(error);
   }
 }
 

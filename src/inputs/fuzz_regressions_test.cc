@@ -56,6 +56,20 @@ TEST(FuzzRegressionsTest, ContextLengthsThatOverflowOnceScaled) {
   }
 }
 
+// hf_config_fuzzer and native_config_fuzzer, seeds number-overflow: a number
+// beyond a double's range (1e888888888) made the JSON parser throw
+// std::out_of_range out of the library. Every JSON reader now says so.
+TEST(FuzzRegressionsTest, JsonNumbersBeyondADouble) {
+  const std::string message = "not valid JSON: the number 1e888888888 does not fit in a double";
+  EXPECT_EQ(import_hf_config(R"({"model_type": "llama", "hidden_size": 1e888888888})").error().message(), message);
+  EXPECT_EQ(parse_native_config(R"({"hidden_size": 1e888888888})").error().message(), message);
+  EXPECT_EQ(parse_megatron_args_json(R"({"hidden_size": 1e888888888})").error().message(), "args: " + message);
+  EXPECT_EQ(answer_batch_line(R"({"args": {"hidden_size": 1e888888888}})", 3).json,
+            R"({"error":"line 3: not valid JSON: the number 1e888888888 does not fit in a double"})");
+  EXPECT_EQ(parse_native_config("[" + std::string(60, '9') + "e999]").error().message(),
+            "not valid JSON: the number " + std::string(40, '9') + "... does not fit in a double");
+}
+
 // cu_seqlens_fuzzer: a .npy header with a negative shape, (-5,), which sized
 // the array as 2^64 - 5 elements (std::length_error thrown out of the library).
 TEST(FuzzRegressionsTest, NpyWithANegativeShape) {
