@@ -20,6 +20,11 @@ std::string uneven_options(const PipelineSplit& split) {
 
 Result<std::vector<std::int64_t>> megatron_split(std::int64_t layers, const PipelineSplit& split, std::string& origin) {
   const std::int64_t stages = *split.stages;
+  // At most one stage per decoder layer, besides an empty first and last.
+  if (stages > layers + 2) {
+    return Error(shown("pipeline_stages", stages) + ": more stages than the " + std::to_string(layers) +
+                 " decoder layers can fill");
+  }
   const std::int64_t first = split.first_stage_layers.value_or(0), last = split.last_stage_layers.value_or(0);
   if (first < 0) return Error(shown("decoder_first_pipeline_num_layers", first) + ": must be a non-negative integer");
   if (last < 0) return Error(shown("decoder_last_pipeline_num_layers", last) + ": must be a non-negative integer");
@@ -304,7 +309,7 @@ Result<PipelineLayout> pipeline_layout(const Model& model, const PipelineSplit& 
                                                 ": an uneven first or last stage with a virtual pipeline is not "
                                                 "counted; give a pipeline_model_parallel_layout");
     }
-    if (stages > layers || layers % (stages * virtual_stages) != 0) {
+    if (stages > layers || virtual_stages > layers || layers % (stages * virtual_stages) != 0) {
       return Error(shown("num_virtual_stages_per_pipeline_rank", virtual_stages) + ": " + std::to_string(stages) +
                    " stages x " + std::to_string(virtual_stages) + " chunks must divide the " + std::to_string(layers) +
                    " decoder layers");

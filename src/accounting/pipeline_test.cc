@@ -91,6 +91,13 @@ TEST(PipelineTest, LayoutErrors) {
        "stages"},
       {kEightLayers, {3, -1, std::nullopt}, "decoder_first_pipeline_num_layers = -1: must be a non-negative integer"},
       {kEightLayers,
+       {1000000000000, 8, std::nullopt},
+       "pipeline_stages = 1000000000000: more stages than the 8 decoder layers can fill"},
+      {kEightLayers,
+       {2, std::nullopt, std::nullopt, 1000000000000},
+       "num_virtual_stages_per_pipeline_rank = 1000000000000: 2 stages x 1000000000000 chunks must divide the 8 "
+       "decoder layers"},
+      {kEightLayers,
        {3, 5, 4},
        "decoder_first_pipeline_num_layers = 5 and decoder_last_pipeline_num_layers = 4: more than the 8 decoder "
        "layers"},

@@ -756,8 +756,14 @@ Result<std::string> layout_with_embedding_and_loss(const Extras& e, const Megatr
   }
   const int64_t stages = e.pipeline_stages.value_or(1), layers = a.num_layers.value_or(0);
   if (stages <= 0) return not_positive("--pipeline-model-parallel-size", stages);
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("--num-layers", layers));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("--mtp-num-layers", a.mtp_num_layers.value_or(0)));
   const int64_t units = layers + (e.embedding_in_split ? 1 : 0) + (e.loss_in_split ? 1 : 0);
-  const int64_t chunks = stages * virtual_stages;
+  int64_t chunks = 0;
+  if (__builtin_mul_overflow(stages, virtual_stages, &chunks) || chunks > units) {
+    return Error(flags + ": " + std::to_string(stages) + " stages x " + std::to_string(virtual_stages) +
+                 " chunks are more than the " + std::to_string(units) + " layers with the embedding or loss");
+  }
   if (units % chunks != 0) {
     return Error(flags + ": the " + std::to_string(layers) + " decoder layers with the embedding or loss (" +
                  std::to_string(units) + ") must divide evenly over " + std::to_string(chunks) + " chunks");

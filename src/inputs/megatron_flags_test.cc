@@ -592,6 +592,13 @@ TEST(MegatronFlagsTest, ReportsBadInput) {
         "--num-layers-per-virtual-pipeline-stage", "2"},
        "--num-layers-per-virtual-pipeline-stage: with an uneven first or last stage, give "
        "--num-virtual-stages-per-pipeline-rank"},
+      {{"--num-layers", "8", "--pipeline-model-parallel-size", "1000000000000",
+        "--account-for-embedding-in-pipeline-split"},
+       "--account-for-embedding-in-pipeline-split: 1000000000000 stages x 1 chunks are more than the 9 layers with "
+       "the embedding or loss"},
+      {{"--num-layers", "8", "--pipeline-model-parallel-size", "2", "--account-for-loss-in-pipeline-split"},
+       "--account-for-loss-in-pipeline-split: the 8 decoder layers with the embedding or loss (9) must divide evenly "
+       "over 2 chunks"},
   });
 }
 
