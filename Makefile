@@ -8,7 +8,8 @@
 #                   UndefinedBehaviorSanitizer (build-asan/)
 #   make validate   the PyTorch runtime check alone, one line per case
 #   make bench      benchmarks in a Release build (build-release/), then the
-#                   Python figures
+#                   Python figures; MEGATRON_LM=/path/to/Megatron-LM times
+#                   Megatron-LM's own function beside the drop-in
 #   make fuzz       every libFuzzer target of fuzz/ for FUZZ_SECONDS each
 #                   (clang, build-fuzz/)
 BUILD ?= build

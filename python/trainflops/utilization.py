@@ -3,9 +3,6 @@
 The peaks are the vendors' dense (no sparsity) tensor-core rates; peak_table()
 lists them with their sources, and docs/mfu.md explains them.
 """
-from dataclasses import dataclass
-from typing import Optional
-
 from trainflops import _core
 
 __all__ = ["Mfu", "mfu", "peak_table"]
@@ -16,19 +13,38 @@ def peak_table():
     return _core.peak_table()
 
 
-@dataclass(frozen=True)
 class Mfu:
-    """Throughput and utilization of one training iteration."""
-    flops: float                 # model FLOPs of the iteration
-    step_time: float             # seconds
-    num_gpus: int
-    peak_tflops: float           # dense peak per GPU, TFLOP/s
-    peak_source: str             # the table entry's product and source, or "peak_tflops="
-    tflops_per_gpu: float        # flops / step_time / num_gpus / 1e12
-    mfu: float                   # tflops_per_gpu / peak_tflops, a fraction
-    executed_flops: Optional[float] = None
-    executed_tflops_per_gpu: Optional[float] = None
-    hfu: Optional[float] = None  # executed_tflops_per_gpu / peak_tflops, when executed FLOPs are given
+    """Throughput and utilization of one training iteration (immutable).
+
+    flops: model FLOPs of the iteration; step_time: seconds; num_gpus;
+    peak_tflops: dense peak per GPU, TFLOP/s; peak_source: the table entry's
+    product and source, or "peak_tflops="; tflops_per_gpu: flops / step_time /
+    num_gpus / 1e12; mfu: tflops_per_gpu / peak_tflops, a fraction; with
+    executed FLOPs, executed_flops, executed_tflops_per_gpu and hfu
+    (executed_tflops_per_gpu / peak_tflops), else None.
+    """
+    # A plain class rather than a dataclass: importing dataclasses would
+    # double the time `import trainflops` takes.
+    __slots__ = ("flops", "step_time", "num_gpus", "peak_tflops", "peak_source", "tflops_per_gpu", "mfu",
+                 "executed_flops", "executed_tflops_per_gpu", "hfu")
+
+    def __init__(self, *, flops, step_time, num_gpus, peak_tflops, peak_source, tflops_per_gpu, mfu,
+                 executed_flops=None, executed_tflops_per_gpu=None, hfu=None):
+        for name, value in zip(self.__slots__, (flops, step_time, num_gpus, peak_tflops, peak_source,
+                                                tflops_per_gpu, mfu, executed_flops, executed_tflops_per_gpu, hfu)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Mfu is immutable: cannot set {name}")
+
+    def __eq__(self, other):
+        return type(other) is Mfu and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, n) for n in self.__slots__))
+
+    def __repr__(self):
+        return "Mfu(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
     def __str__(self):
         text = (f"{self.tflops_per_gpu:.1f} TFLOP/s per GPU, MFU {100 * self.mfu:.2f}% "
