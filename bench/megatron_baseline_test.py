@@ -1,0 +1,52 @@
+"""megatron_baseline reads a function and the helpers it calls from a
+checkout's source, across megatron imports, without running the rest."""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import megatron_baseline  # noqa: E402
+
+
+def write(root, relative, text):
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_reads_the_function_and_what_it_calls(tmp_path):
+    write(tmp_path, "megatron/training/training.py", '''
+import torch  # not installed anywhere: must not run
+from operator import itemgetter
+from megatron.core.counts import layer_counts, Symbols
+SCALE = 2
+
+def unrelated():
+    return torch.zeros(1)
+
+def num_floating_point_operations(args, batch_size):
+    dense, moe = itemgetter("dense", "moe")(layer_counts(args.pattern))
+    return SCALE * batch_size * (dense * args.hidden_size + moe * Symbols.MOE_WEIGHT)
+''')
+    write(tmp_path, "megatron/core/counts.py", '''
+import torch  # likewise
+class Symbols:
+    MOE_WEIGHT = 10
+
+def layer_counts(pattern):
+    return {"dense": pattern.count("-"), "moe": pattern.count("E")}
+''')
+    function, read, source = megatron_baseline.load(str(tmp_path))
+    assert read == ["hidden_size", "pattern"]
+    assert source == f"Megatron-LM not a git checkout ({tmp_path})"
+    assert function(argparse.Namespace(pattern="--E", hidden_size=3), 5) == 2 * 5 * (2 * 3 + 1 * 10)
+
+
+def test_a_checkout_without_the_function(tmp_path):
+    write(tmp_path, "megatron/training/training.py", "def other():\n    return 1\n")
+    try:
+        megatron_baseline.load(str(tmp_path))
+    except RuntimeError as error:
+        assert str(error).endswith("training.py: no num_floating_point_operations")
+    else:
+        raise AssertionError("no error")
