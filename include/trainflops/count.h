@@ -88,6 +88,11 @@ class FlopsCounter {
   // also the model-mode total (Report::model_total).
   Result<Report> report(const Workload& workload) const;
 
+  // Report::components alone, without the per-layer rows: as fast as total()
+  // times the number of components. Equal to report()'s exactly in the exact
+  // modes, within rounding in megatron mode.
+  Result<std::vector<ComponentFlops>> components(const Workload& workload) const;
+
   Mode mode() const { return mode_; }
 
   // The distinct statistics the count depends on, in a fixed order.
@@ -118,6 +123,14 @@ class FlopsCounter {
   std::vector<Statistic> statistics_;             // distinct, sorted
   std::vector<Int128> exact_coefficients_;        // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
+  // Per component and statistic, the same coefficients (components()).
+  struct ComponentCoefficient {
+    Component component;
+    std::size_t statistic;  // index into statistics_
+    Int128 exact;
+    double megatron;
+  };
+  std::vector<ComponentCoefficient> component_coefficients_;
   std::shared_ptr<const FlopsCounter> model_counter_;  // executed mode: the model-mode count beside it
 };
 

@@ -185,17 +185,24 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_sum
       model_summary_(std::move(model_summary)),
       rows_(std::make_shared<const std::vector<Row>>(std::move(rows))) {
   std::map<Statistic, std::pair<Int128, double>> coefficients;
+  std::map<std::pair<Component, Statistic>, std::pair<Int128, double>> by_component;
   for (const Row& row : *rows_) {
     for (const Term& term : row.terms) {
-      auto& [exact, estimate] = coefficients[term.per];
-      exact += term.forward_flops * term.executions;  // sizes are capped: no overflow here
-      estimate += estimate_of(term);
+      for (auto* sums : {&coefficients[term.per], &by_component[{term.component, term.per}]}) {
+        sums->first += term.forward_flops * term.executions;  // sizes are capped: no overflow here
+        sums->second += estimate_of(term);
+      }
     }
   }
   for (const auto& [statistic, coefficient] : coefficients) {
     statistics_.push_back(statistic);
     exact_coefficients_.push_back(coefficient.first);
     megatron_coefficients_.push_back(coefficient.second);
+  }
+  for (const auto& [key, coefficient] : by_component) {
+    const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), key.second) -
+                                                statistics_.begin());
+    component_coefficients_.push_back({key.first, index, coefficient.first, coefficient.second});
   }
 }
 
@@ -356,6 +363,24 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
     TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total(workload));
   }
   return report;
+}
+
+Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  const bool exact = mode_ != Mode::kMegatron;
+  ComponentSums sums;
+  for (const ComponentCoefficient& c : component_coefficients_) {
+    std::optional<Int128> exact_value;
+    double estimate = 0;
+    if (exact) {
+      exact_value = checked_mul(c.exact, values.exact[c.statistic]);
+      if (!exact_value) return overflow_error("the FLOPs of " + std::string(component_name(c.component)));
+    } else {
+      estimate = c.megatron * values.estimate[c.statistic];
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(sums.add(c.component, estimate, exact_value));
+  }
+  return sums.list();
 }
 
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {

@@ -150,6 +150,16 @@ TEST(CountTest, BreakdownsSumToTheTotal) {
       const Result<Flops> total = counter.value().total(workload);
       ASSERT_TRUE(total.ok());
       EXPECT_EQ(total.value().value, r.total.value);
+      // components() without the layers: the report's components.
+      const Result<std::vector<ComponentFlops>> components = counter.value().components(workload);
+      ASSERT_TRUE(components.ok()) << components.error().message();
+      ASSERT_EQ(components.value().size(), r.components.size());
+      for (std::size_t i = 0; i < r.components.size(); ++i) {
+        EXPECT_EQ(components.value()[i].component, r.components[i].component);
+        EXPECT_EQ(components.value()[i].flops.exact, r.components[i].flops.exact);
+        EXPECT_NEAR(components.value()[i].flops.value, r.components[i].flops.value,
+                    1e-14 * std::abs(r.components[i].flops.value));
+      }
       if (mode == Mode::kModel) {
         Int128 by_component = 0, by_layer = 0;
         for (const auto& part : r.components) by_component += *part.flops.exact;

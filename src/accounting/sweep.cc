@@ -27,9 +27,11 @@ Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std:
   std::vector<SweepPoint> points;
   for (std::int64_t length : seq_lengths) {
     const Workload one_sequence = Bshd{1, length};
-    TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, counter.report(one_sequence));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter.total(one_sequence));
+    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<ComponentFlops> components, counter.components(one_sequence));
     TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense.total(one_sequence));
-    SweepPoint point{length, report.per_token, dense_total.value / static_cast<double>(length), report.components};
+    const auto tokens = static_cast<double>(length);
+    SweepPoint point{length, total.value / tokens, dense_total.value / tokens, std::move(components)};
     for (ComponentFlops& part : point.components) {
       part.flops = Flops{part.flops.value / static_cast<double>(length), std::nullopt};
     }
