@@ -71,6 +71,8 @@ struct Report {
   std::optional<Flops> model_total;
 };
 
+class StatisticSums;  // internal: sums of statistics over many documents
+
 // A model prepared for counting in one mode: its terms are built once, so that
 // counting many workloads costs little more than one multiply-add per
 // distinct statistic.
@@ -131,7 +133,8 @@ class FlopsCounter {
     double megatron;
   };
   std::vector<ComponentCoefficient> component_coefficients_;
-  std::shared_ptr<const FlopsCounter> model_counter_;  // executed mode: the model-mode count beside it
+  std::shared_ptr<const StatisticSums> document_sums_;  // exact sums over packed documents
+  std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };
 
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload).

@@ -4,9 +4,14 @@
 #include <array>
 #include <map>
 
+#include "accounting/statistic_sums.h"
 #include "trainflops/layer_flops.h"
 
 namespace trainflops {
+
+// Sums of per-document statistics stay below 2^126; larger ones are counted
+// one by one, where checked arithmetic names the overflow.
+constexpr int kDocumentSumBits = 126;
 
 struct FlopsCounter::Row {
   std::string name;
@@ -199,6 +204,7 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_sum
     exact_coefficients_.push_back(coefficient.first);
     megatron_coefficients_.push_back(coefficient.second);
   }
+  document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
   for (const auto& [key, coefficient] : by_component) {
     const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), key.second) -
                                                 statistics_.begin());
@@ -277,6 +283,12 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
       values.estimate.push_back(*estimate);
     }
     return values;
+  }
+  if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
+    // The block sums SeqStats uses: a pass over the lengths for every statistic at once.
+    values.exact.assign(statistics_.size(), 0);
+    if (document_sums_->add_lengths(packed->lengths, values.exact).ok()) return values;
+    values.exact.clear();  // a sum past 2^126: one by one below, to name the overflow
   }
   values.exact.reserve(statistics_.size());
   for (const Statistic& statistic : statistics_) {

@@ -2,6 +2,7 @@
 // 4k, and lists of context lengths.
 #include "trainflops/workload_text.h"
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 
@@ -24,13 +25,15 @@ Result<std::vector<std::int64_t>> parse_text_cu_seqlens(const std::string& path,
     }
     std::size_t end = i;
     while (end < text.size() && !is_separator(text[end])) ++end;
-    const std::string token = text.substr(i, end - i);
-    auto value = parse_decimal(token);
-    if (!value || *value < INT64_MIN || *value > INT64_MAX) {
-      return Error(path + ": entry " + std::to_string(values.size()) + " = \"" + token +
+    // Parsed in place: no string or 128-bit work per entry (files hold millions).
+    const char* first = text.data() + i + (text[i] == '+' && end - i > 1 && text[i + 1] != '-' ? 1 : 0);
+    std::int64_t value = 0;
+    const auto [stop, error] = std::from_chars(first, text.data() + end, value);
+    if (error != std::errc() || stop != text.data() + end) {
+      return Error(path + ": entry " + std::to_string(values.size()) + " = \"" + text.substr(i, end - i) +
                    "\": must be a 64-bit integer");
     }
-    values.push_back(static_cast<std::int64_t>(*value));
+    values.push_back(value);
     i = end;
   }
   return values;
@@ -82,13 +85,13 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
                 std::to_string(width) + " bytes per entry");
   }
   std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const char* at = bytes.data() + data_start + i * width;
-    if (width == 8) {
-      std::memcpy(&values[i], at, 8);
-    } else {
+  const char* data = bytes.data() + data_start;
+  if (width == 8) {
+    std::memcpy(values.data(), data, values.size() * 8);
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i) {
       std::int32_t narrow;
-      std::memcpy(&narrow, at, 4);
+      std::memcpy(&narrow, data + i * 4, 4);
       values[i] = narrow;
     }
   }
