@@ -185,6 +185,12 @@ TEST(CliTest, VerboseListsWhatDoesNotChangeFlops) {
       << result.err;
 }
 
+TEST(CliTest, Version) {
+  const CliRun version = run("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out, "trainflops " TRAINFLOPS_VERSION "\n");
+}
+
 TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
   struct Case {
     std::string arguments;
@@ -198,6 +204,9 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --megatron -- " + tiny,
        "trainflops: no workload: give batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
        "seqlen_squared_sum\n"},
+      {"count --megatron --num-layers 2 --global-batch-size 1",
+       "trainflops: The following arguments were not expected: 2 --num-layers; Megatron-LM flags go after --, as in: "
+       "trainflops count --megatron -- --num-layers 32 --hidden-size 4096 ...\n"},
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 0",
        "trainflops: num_layers = 0: must be a positive integer\n"},
       {"count --megatron -- " + tiny + " --global-batch-size 1 --num-layers 20000000",

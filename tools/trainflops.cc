@@ -1,4 +1,5 @@
 // The trainflops command line: parses arguments, calls the library, prints.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   using namespace trainflops::cli;
   CLI::App app{"trainflops: FLOPs of one training iteration, with Megatron-LM parity and exact per-document counts"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "trainflops " TRAINFLOPS_VERSION);
   const std::vector<Runner> runners = {
       add_count_command(app),   add_batch_command(app), add_sweep_command(app),
       add_presets_command(app), add_mfu_command(app),
@@ -54,8 +56,19 @@ int main(int argc, char** argv) {
   for (++i; i < argc; ++i) after_dashes.emplace_back(argv[i]);
   try {
     app.parse(static_cast<int>(before_dashes.size()), before_dashes.data());
+  } catch (const CLI::ExtrasError& e) {
+    // Megatron-LM flags given without the `--` that separates them from trainflops' own options.
+    const bool megatron = std::find_if(before_dashes.begin(), before_dashes.end(), [](const char* word) {
+                            return std::string_view(word) == "--megatron";
+                          }) != before_dashes.end();
+    if (megatron) {
+      return report_error(trainflops::Error(std::string(e.what()) +
+                                            "; Megatron-LM flags go after --, as in: trainflops count --megatron -- "
+                                            "--num-layers 32 --hidden-size 4096 ..."));
+    }
+    return app.exit(e) == 0 ? 0 : kBadInput;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kBadInput;  // --help exits 0
+    return app.exit(e) == 0 ? 0 : kBadInput;  // --help and --version exit 0
   }
   const auto subcommands = app.get_subcommands({});
   for (std::size_t i = 0; i < subcommands.size(); ++i) {
