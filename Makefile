@@ -59,7 +59,7 @@ bench: deps
 	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target trainflops trainflops_bench
 	@$(BENCH_BUILD)/trainflops_bench $(BENCH_ARGS)
 	@if cmake --build $(BENCH_BUILD) -j $(JOBS) --target trainflops_python trainflops_python_package > /dev/null; then \
-	  PYTHONPATH=$(BENCH_BUILD)/python /usr/bin/python3 bench/python_bench.py; \
+	  PYTHONPATH=$(BENCH_BUILD)/python TRAINFLOPS_CLI=$(BENCH_BUILD)/trainflops /usr/bin/python3 bench/python_bench.py; \
 	else echo "the Python module did not build: no Python figures"; fi
 
 fuzz: deps

@@ -36,6 +36,18 @@ void CountGlm5ModelBshd(benchmark::State& state) {
 }
 BENCHMARK(CountGlm5ModelBshd)->Repetitions(5)->ReportAggregatesOnly(true);
 
+// Megatron-LM arguments to a validated model: what every new configuration
+// of a sweep, a batch record or a fresh args namespace pays.
+void BuildGlm5Model(benchmark::State& state) {
+  const MegatronArgs args = glm5_args();
+  for (auto _ : state) {
+    Result<Model> model = model_from_megatron_args(args);
+    benchmark::DoNotOptimize(model.ok());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BuildGlm5Model)->Repetitions(5)->ReportAggregatesOnly(true);
+
 // Preparing the model once: building every layer's terms.
 void PrepareGlm5(benchmark::State& state) {
   const Model model = glm5_model();

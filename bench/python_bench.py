@@ -9,6 +9,9 @@
   the same namespaces: its source is read from the checkout that the
   MEGATRON_LM environment variable names (bench/megatron_baseline.py);
   without it, that baseline is reported as not measured;
+- `trainflops batch` (the command line that TRAINFLOPS_CLI names) over 10,000
+  records of distinct models, whole process, beside a Python process that
+  parses the same lines and calls Megatron-LM's function on each;
 - `import trainflops` beside `python3 -c pass`;
 - SeqStats.add_cu_seqlens over the same million documents as the C++
   benchmark's distribution (lengths 0..4000), from int64 and int32 NumPy
@@ -22,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import timeit
 
 import numpy as np
@@ -33,6 +37,23 @@ import megatron_baseline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCUMENTS = 1 << 20
+BATCH_RECORDS = 10000
+
+# What a user would run instead of `trainflops batch`: a Python loop over the
+# same JSON lines calling Megatron-LM's function (its args hold every name it
+# reads, None when unset).
+MEGATRON_LOOP = """
+import argparse, json, sys
+sys.path.insert(0, sys.argv[1])
+import megatron_baseline
+function, read, _ = megatron_baseline.load(sys.argv[2])
+unset = dict.fromkeys(read)
+with open(sys.argv[3]) as lines:
+    for line in lines:
+        record = json.loads(line)
+        args = argparse.Namespace(**{**unset, **record["args"]})
+        print(json.dumps({"flops": function(args, record["batch_size"])}))
+"""
 
 
 def seconds_per_call(function, number, repeat=7):
@@ -51,6 +72,43 @@ def startup_seconds(code, repeat=21):
     return sorted(times)[repeat // 2]
 
 
+def process_seconds(command, stdin_path=None, repeat=3):
+    """The median wall time of `command` as a fresh process, its output discarded."""
+    times = []
+    for _ in range(repeat):
+        stdin = open(stdin_path) if stdin_path else subprocess.DEVNULL
+        start = timeit.default_timer()
+        subprocess.run(command, stdin=stdin, stdout=subprocess.DEVNULL, check=True)
+        times.append(timeit.default_timer() - start)
+        if stdin_path:
+            stdin.close()
+    return sorted(times)[repeat // 2]
+
+
+def batch_rows(args, checkout):
+    """`trainflops batch` on distinct models beside the Megatron-LM loop."""
+    cli = os.environ.get("TRAINFLOPS_CLI")
+    if not cli:
+        return [("trainflops batch, 10k distinct models", "not measured", "set TRAINFLOPS_CLI to the command line", "")]
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as records:
+        for i in range(BATCH_RECORDS):
+            distinct = dict(args, hidden_size=4096 + 1024 * (i % 4), moe_ffn_hidden_size=1024 + 8 * (i // 4))
+            records.write(json.dumps({"args": distinct, "mode": "megatron", "batch_size": 1 + i % 1024}) + "\n")
+    try:
+        ours = process_seconds([cli, "batch"], stdin_path=records.name)
+        measured = "%.1f us/record" % (ours / BATCH_RECORDS * 1e6)
+        if not checkout:
+            return [("trainflops batch, 10k distinct models, whole process", measured,
+                     "Megatron-LM loop not measured (MEGATRON_LM)", "<= 1x Megatron-LM loop")]
+        loop = process_seconds([sys.executable, "-c", MEGATRON_LOOP, HERE, checkout, records.name])
+        return [("Python loop: json.loads + Megatron-LM's function", "%.1f us/record" % (loop / BATCH_RECORDS * 1e6),
+                 "whole process, 10k records", ""),
+                ("trainflops batch, 10k distinct models, whole process", measured,
+                 "%.2fx the Megatron-LM loop's time" % (ours / loop), "<= 1x Megatron-LM loop")]
+    finally:
+        os.unlink(records.name)
+
+
 def main():
     with open(os.path.join(HERE, "data", "glm-5.args.json")) as f:
         args = json.load(f)
@@ -66,14 +124,16 @@ def main():
     def call_namespace():
         return num_floating_point_operations(namespace, 1024, squares, tokens)
 
-    # Distinct namespaces, so that no call finds the previous one's model.
-    fresh = [argparse.Namespace(**args) for _ in range(64)]
+    # 64 namespaces of distinct models (expert widths), taken in turn: no call
+    # finds its model among the few the drop-in keeps.
+    distinct = [dict(args, moe_ffn_hidden_size=args["moe_ffn_hidden_size"] + 8 * i) for i in range(64)]
+    fresh = [argparse.Namespace(**values) for values in distinct]
     fresh_calls = iter(range(1 << 62))
 
     def call_fresh():
         return num_floating_point_operations(fresh[next(fresh_calls) % 64], 1024, squares, tokens)
 
-    assert call_prepared() == call_namespace() == call_fresh()
+    assert call_prepared() == call_namespace() == num_floating_point_operations(fresh[0], 1024, squares, tokens)
     prepared = seconds_per_call(call_prepared, 20000)
     from_args = seconds_per_call(call_namespace, 2000)
     from_fresh = seconds_per_call(call_fresh, 500)
@@ -82,7 +142,7 @@ def main():
     if checkout:
         megatron_function, read, source = megatron_baseline.load(checkout)
         # Megatron-LM's args hold every argument (None when unset).
-        megatron_fresh = [argparse.Namespace(**{**dict.fromkeys(read), **args}) for _ in range(64)]
+        megatron_fresh = [argparse.Namespace(**{**dict.fromkeys(read), **values}) for values in distinct]
         megatron_calls = iter(range(1 << 62))
 
         def call_megatron():
@@ -100,8 +160,10 @@ def main():
                  against_megatron(prepared), "<= 0.6 us"))
     rows.append(("drop-in per call, GLM-5 (DSA), same args namespace", "%.2f us" % (from_args * 1e6),
                  against_megatron(from_args), "<= 0.6 us"))
-    rows.append(("drop-in per call, GLM-5 (DSA), a new namespace", "%.2f us" % (from_fresh * 1e6),
+    rows.append(("drop-in per call, GLM-5 (DSA), a new model each call", "%.2f us" % (from_fresh * 1e6),
                  against_megatron(from_fresh), "<= 1x Megatron-LM"))
+
+    rows.extend(batch_rows(args, checkout))
 
     bare = startup_seconds("pass")
     imported = startup_seconds("import trainflops")

@@ -144,15 +144,37 @@ std::vector<std::int64_t> int64_vector_from(py::handle values, const std::string
   return result;
 }
 
-nlohmann::json json_from(py::handle value, const std::string& what, int depth) {
+namespace {
+
+// Where a value sits ("args.moe_layer_freq[3]"): rendered only for an error,
+// since a training loop converts every argument on every new namespace.
+struct JsonPath {
+  const std::string* root = nullptr;  // set on the outermost value only
+  const JsonPath* parent = nullptr;
+  const std::string* member = nullptr;  // a dict's key, or else
+  std::size_t index = 0;                // a list's position
+
+  std::string text() const {
+    if (root) return *root;
+    return parent->text() + (member ? "." + *member : "[" + std::to_string(index) + "]");
+  }
+};
+
+nlohmann::json json_at(py::handle value, const JsonPath& path, int depth) {
   if (depth > kMaxJsonDepth) {
-    throw ErrorException(what + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+    throw ErrorException(path.text() + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
                          " levels (a list or dict that contains itself?)");
   }
   PyObject* object = value.ptr();
   if (object == Py_None) return nullptr;
   if (PyBool_Check(object)) return object == Py_True;
+  if (PyLong_CheckExact(object)) {
+    int overflow = 0;
+    const long long integer = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (!overflow) return static_cast<std::int64_t>(integer);
+  }
   if (is_integer(value)) {
+    const std::string what = path.text();
     const Int128 integer = int128_from(value, what);
     if (integer >= INT64_MIN && integer <= INT64_MAX) return static_cast<std::int64_t>(integer);
     if (integer > 0 && integer <= UINT64_MAX) return static_cast<std::uint64_t>(integer);
@@ -163,7 +185,7 @@ nlohmann::json json_from(py::handle value, const std::string& what, int depth) {
   if (PyList_Check(object) || PyTuple_Check(object)) {
     nlohmann::json array = nlohmann::json::array();
     for (py::handle item : value) {
-      array.push_back(json_from(item, what + "[" + std::to_string(array.size()) + "]", depth + 1));
+      array.push_back(json_at(item, JsonPath{nullptr, &path, nullptr, array.size()}, depth + 1));
     }
     return array;
   }
@@ -171,14 +193,20 @@ nlohmann::json json_from(py::handle value, const std::string& what, int depth) {
     nlohmann::json members = nlohmann::json::object();
     for (auto [key, item] : py::reinterpret_borrow<py::dict>(value)) {
       if (!PyUnicode_Check(key.ptr()))
-        throw ErrorException(what + " has a key " + python_repr(key) + ": keys must be strings");
+        throw ErrorException(path.text() + " has a key " + python_repr(key) + ": keys must be strings");
       const std::string name = key.cast<std::string>();
-      members[name] = json_from(item, what + "." + name, depth + 1);
+      members[name] = json_at(item, JsonPath{nullptr, &path, &name, 0}, depth + 1);
     }
     return members;
   }
-  throw ErrorException(what + " = " + python_repr(value) +
+  throw ErrorException(path.text() + " = " + python_repr(value) +
                        ": must be None, a bool, a number, a string, a list or a dict");
+}
+
+}  // namespace
+
+nlohmann::json json_from(py::handle value, const std::string& what, int depth) {
+  return json_at(value, JsonPath{&what}, depth);
 }
 
 }  // namespace trainflops::python

@@ -37,18 +37,17 @@ std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vecto
 // The models of the last few distinct argument sets: a training loop passes
 // the same args namespace every iteration, and building the model and its
 // counter costs far more than reading the arguments.
-std::shared_ptr<PyModel> from_recent_args(nlohmann::json object) {
+std::shared_ptr<PyModel> from_recent_args(MegatronArgs args) {
   constexpr std::size_t kRecent = 8;
-  static std::vector<std::pair<nlohmann::json, std::shared_ptr<PyModel>>> recent;  // most recent first
+  static std::vector<std::pair<MegatronArgs, std::shared_ptr<PyModel>>> recent;  // most recent first
   for (auto entry = recent.begin(); entry != recent.end(); ++entry) {
-    if (entry->first == object) {
+    if (entry->first == args) {
       std::rotate(recent.begin(), entry, entry + 1);
       return recent.front().second;
     }
   }
-  const ParsedMegatronArgs parsed = value_or_throw(megatron_args_from_json(object));
-  std::shared_ptr<PyModel> model = from_megatron_args(parsed.args, {});
-  recent.insert(recent.begin(), {std::move(object), model});
+  std::shared_ptr<PyModel> model = from_megatron_args(args, {});
+  recent.insert(recent.begin(), {std::move(args), model});
   if (recent.size() > kRecent) recent.pop_back();
   return model;
 }
@@ -104,15 +103,19 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
   }
   if (same) return previous->model;
 
-  nlohmann::json object = nlohmann::json::object();
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> all;
+    for (const std::string& name : megatron_arg_names()) all.push_back("args." + name);
+    return all;
+  }();
+  std::vector<nlohmann::json> converted(names.size());
   bool any = false;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string& name = megatron_arg_names()[i];
     any = any || values[i];
-    object[name] = values[i] ? json_from(values[i], "args." + name) : nlohmann::json(nullptr);
+    if (values[i]) converted[i] = json_from(values[i], fields[i]);
   }
   if (!any) return nullptr;
-  std::shared_ptr<PyModel> model = from_recent_args(std::move(object));
+  std::shared_ptr<PyModel> model = from_recent_args(value_or_throw(megatron_args_from_values(converted)));
   for (py::object& value : values) value = snapshot(value);
   latest = std::make_shared<const Previous>(Previous{std::move(values), model});
   return model;

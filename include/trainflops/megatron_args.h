@@ -83,6 +83,8 @@ struct MegatronArgs {
 #define TRAINFLOPS_DECLARE_ARG(type, name) std::optional<type> name;
   TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_DECLARE_ARG)
 #undef TRAINFLOPS_DECLARE_ARG
+
+  bool operator==(const MegatronArgs&) const = default;
 };
 
 // Calls visit(name, member) for every argument, in declaration order.

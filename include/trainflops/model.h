@@ -34,6 +34,8 @@ struct GqaAttention {
   // charges both as full causal attention, so megatron mode does too.
   std::optional<std::int64_t> window;
   std::optional<std::int64_t> chunk;
+
+  bool operator==(const GqaAttention&) const = default;
 };
 
 // Multi-latent attention (DeepSeek-V2/V3, hybrid symbol `+`).
@@ -44,6 +46,8 @@ struct MlaAttention {
   std::int64_t qk_head_dim = 0;          // non-rotary part of a query/key head
   std::int64_t qk_pos_emb_head_dim = 0;  // rotary part
   std::int64_t v_head_dim = 0;
+
+  bool operator==(const MlaAttention&) const = default;
 };
 
 // DeepSeek Sparse Attention's lightning indexer: it scores every earlier key of
@@ -65,6 +69,8 @@ struct DsaIndexer {
   // pools and selects topk / pool_size of them. 1 means no pooling.
   std::int64_t pool_size = 1;
   bool pool_tail = true;  // also attend the query's incomplete pool
+
+  bool operator==(const DsaIndexer&) const = default;
 };
 
 // DSA attention (hybrid symbol `D`): MLA projections, core attention over the
@@ -75,6 +81,8 @@ struct DsaAttention {
   // false: the layer reuses the previous layer's top-k selection (index
   // sharing) and runs no indexer of its own.
   bool runs_indexer = true;
+
+  bool operator==(const DsaAttention&) const = default;
 };
 
 // DeepSeek-V4 attention (hybrid symbols `W`, `C`, `H`): every kind
@@ -100,6 +108,8 @@ struct CompressedSparseAttention {
   std::int64_t indexer_num_heads = 0;
   std::int64_t indexer_head_dim = 0;
   std::int64_t topk = 0;
+
+  bool operator==(const CompressedSparseAttention&) const = default;
 };
 
 // The compression ratio of a kind: 0, 4, 128.
@@ -116,6 +126,8 @@ struct GatedDeltaNet {
   std::int64_t num_key_heads = 0;
   std::int64_t num_value_heads = 0;
   std::int64_t conv_kernel_dim = 0;
+
+  bool operator==(const GatedDeltaNet&) const = default;
 };
 
 // Mamba-2 state-space mixer (hybrid symbol `M`).
@@ -126,6 +138,8 @@ struct Mamba2 {
   std::int64_t num_heads = 0;
   std::int64_t num_groups = 0;
   std::int64_t state_dim = 0;
+
+  bool operator==(const Mamba2&) const = default;
 };
 
 // Gated delta product (symbol `M` under a gated-delta-product layer spec).
@@ -135,6 +149,8 @@ struct GatedDeltaProduct {
   std::int64_t num_groups = 0;
   std::int64_t state_dim = 0;
   std::int64_t num_householder = 0;  // H
+
+  bool operator==(const GatedDeltaProduct&) const = default;
 };
 
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
@@ -148,6 +164,8 @@ struct DenseMlp {
   // A gated MLP whose activation is not SwiGLU (Megatron-LM's --quick-geglu):
   // Megatron-LM's estimate charges it as ungated, so megatron mode does too.
   bool megatron_charges_ungated = false;
+
+  bool operator==(const DenseMlp&) const = default;
 };
 
 // Mixture of experts (hybrid symbol `E`). Each token runs `topk` routed experts
@@ -162,6 +180,8 @@ struct Moe {
   std::optional<std::int64_t> latent_size;
   bool gated = false;
   bool megatron_charges_ungated = false;  // as DenseMlp's
+
+  bool operator==(const Moe&) const = default;
 };
 
 using ChannelMixer = std::variant<DenseMlp, Moe>;
@@ -169,6 +189,8 @@ using ChannelMixer = std::variant<DenseMlp, Moe>;
 struct Layer {
   std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
+
+  bool operator==(const Layer&) const = default;
 };
 
 // Which of Megatron-LM's two accounting functions reproduces this model in

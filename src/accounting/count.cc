@@ -16,7 +16,10 @@ constexpr int kDocumentSumBits = 126;
 struct FlopsCounter::Row {
   std::string name;
   std::string kind;
-  Terms terms;
+  // Shared by identical layers, whose terms are built and summed once.
+  std::shared_ptr<const Terms> terms;
+  // On the row that built `terms`: how many rows share them; 0 on the others.
+  std::int64_t uses = 1;
 };
 namespace {
 
@@ -191,13 +194,16 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_sum
       rows_(std::make_shared<const std::vector<Row>>(std::move(rows))) {
   std::map<Statistic, std::pair<Int128, double>> coefficients;
   std::map<std::pair<Component, Statistic>, std::pair<Int128, double>> by_component;
-  for (const Row& row : *rows_) {
-    for (const Term& term : row.terms) {
+  const auto add_run = [&](const Terms& terms, std::int64_t rows) {
+    for (const Term& term : terms) {
       for (auto* sums : {&coefficients[term.per], &by_component[{term.component, term.per}]}) {
-        sums->first += term.forward_flops * term.executions;  // sizes are capped: no overflow here
-        sums->second += estimate_of(term);
+        sums->first += term.forward_flops * term.executions * rows;  // sizes are capped: no overflow here
+        sums->second += estimate_of(term) * static_cast<double>(rows);
       }
     }
+  };
+  for (const Row& row : *rows_) {
+    if (row.uses > 0) add_run(*row.terms, row.uses);
   }
   for (const auto& [statistic, coefficient] : coefficients) {
     statistics_.push_back(statistic);
@@ -237,27 +243,41 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   const Convention convention{mode, model.megatron_path};
   const std::int64_t h = model.hidden_size;
   std::vector<Row> rows;
+  rows.reserve(model.layers.size() + 2 * model.mtp_depths.size() + 1);
+  // Models repeat a few distinct layers: the rows that built their terms.
+  std::vector<std::pair<const Layer*, std::size_t>> built;  // the last one first
   auto add_layer = [&](std::string name, const Layer& layer) {
+    const auto same = std::find_if(built.rbegin(), built.rend(), [&](const auto& b) { return *b.first == layer; });
+    if (same != built.rend()) {
+      Row& owner = rows[same->second];
+      ++owner.uses;
+      rows.push_back({std::move(name), owner.kind, owner.terms, 0});
+      if (same != built.rbegin()) std::iter_swap(same, built.rbegin());  // the next layer is likely the same
+      return;
+    }
     Terms terms = layer_terms(layer, h, convention);
     add_recomputed_forwards(terms, recompute);
-    rows.push_back({std::move(name), layer_kind(layer), std::move(terms)});
+    if (built.size() == 8) built.erase(built.begin());
+    built.emplace_back(&layer, rows.size());
+    rows.push_back({std::move(name), layer_kind(layer), std::make_shared<const Terms>(std::move(terms))});
   };
   for (std::size_t i = 0; i < model.layers.size(); ++i) add_layer("decoder." + std::to_string(i + 1), model.layers[i]);
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     if (!is_megatron_hybrid(convention)) {
-      rows.push_back({depth + ".projection", "projection", mtp_projection_terms(h, convention)});
+      rows.push_back(
+          {depth + ".projection", "projection", std::make_shared<const Terms>(mtp_projection_terms(h, convention))});
     }
     for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
       add_layer(depth + "." + std::to_string(i + 1), model.mtp_depths[d][i]);
     }
   }
-  Row logits{"logits", "logits", {}};
+  Terms logits;
   for (std::size_t head = 0; head <= model.mtp_depths.size(); ++head) {
     Terms one_head = logits_terms(h, model.vocab_size);
-    logits.terms.insert(logits.terms.end(), one_head.begin(), one_head.end());
+    logits.insert(logits.end(), one_head.begin(), one_head.end());
   }
-  rows.push_back(std::move(logits));
+  rows.push_back({"logits", "logits", std::make_shared<const Terms>(std::move(logits))});
   FlopsCounter counter(mode, recompute, summarize(model), std::move(rows));
   counter.megatron_seq_length_ = model.megatron_seq_length;
   return counter;
@@ -348,7 +368,7 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   ComponentSums model_sums;
   for (const Row& row : *rows_) {
     ComponentSums row_sums;
-    for (const Term& term : row.terms) {
+    for (const Term& term : *row.terms) {
       const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -
                                                   statistics_.begin());
       std::optional<Int128> exact_value;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -42,6 +43,41 @@ TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
     const Int128 expected = 6 * params * c.tokens + 6 * 2 * q * layers * c.pairs;
     EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
   }
+}
+
+// Identical layers share their terms: layers that repeat, interleaved and
+// beyond the few the counter remembers, each still count with their own width.
+TEST(CountTest, RepeatedAndInterleavedLayersCountEachLayer) {
+  Model model = llama_like(1);
+  const std::vector<std::int64_t> widths = {1408, 1416, 1408, 1408, 1424, 1432, 1440, 1448,
+                                            1456, 1464, 1472, 1480, 1408, 1416, 1480, 1496};
+  model.layers.assign(widths.size(), model.layers[0]);
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    model.layers[i].channel_mixer = DenseMlp{widths[i], true};
+  }
+  const Int128 h = 512, q = 8 * 64, kv = 2 * 64, vocab = 32000, tokens = 300, pairs = 3 * 100 * 101 / 2;
+  Int128 params = h * vocab;
+  for (std::int64_t ffn : widths) params += h * q + 2 * h * kv + q * h + 3 * h * ffn;
+  const Int128 expected = 6 * params * tokens + 6 * 2 * q * static_cast<std::int64_t>(widths.size()) * pairs;
+  const Result<Report> report = count(model, Bshd{3, 100}, Mode::kModel);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
+  const Int128 mlp_flops_per_width = 6 * 3 * h * tokens;
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    SCOPED_TRACE(i);
+    const LayerFlops& layer = report.value().layers[i];
+    const auto mlp = std::find_if(layer.components.begin(), layer.components.end(),
+                                  [](const ComponentFlops& c) { return c.component == Component::kMlp; });
+    ASSERT_NE(mlp, layer.components.end());
+    EXPECT_EQ(to_decimal(*mlp->flops.exact), to_decimal(mlp_flops_per_width * widths[i]));
+  }
+
+  // Validation checks each distinct layer once, and still every layer.
+  Model invalid = model;
+  std::get<GqaAttention>(*invalid.layers[15].mixer).num_query_groups = 3;
+  const Result<Report> failed = count(invalid, Bshd{3, 100}, Mode::kModel);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message(), "layers[15].mixer.num_query_groups = 3: must divide num_heads = 8");
 }
 
 // Megatron-LM charges S2/2 causal pairs where the exact count is sum L(L+1)/2:

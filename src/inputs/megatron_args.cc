@@ -99,12 +99,11 @@ std::string shown(const std::optional<T>& value) {
     return std::to_string(*value);
 }
 
-Error missing(std::string_view name, const std::string& when) {
-  return Error(std::string(name) + " is missing: required " + when);
+Error missing(std::string_view name, std::string_view when) {
+  return Error(std::string(name) + " is missing: required " + std::string(when));
 }
 
-Result<std::int64_t> required(std::string_view name, const std::optional<std::int64_t>& value,
-                              const std::string& when) {
+Result<std::int64_t> required(std::string_view name, const std::optional<std::int64_t>& value, std::string_view when) {
   if (!value) return missing(name, when);
   if (*value < 1) return Error(std::string(name) + " = " + std::to_string(*value) + ": must be a positive integer");
   return *value;
@@ -190,7 +189,7 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
 
 Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required) {
   GqaAttention attention;
-  const std::string when = "for attention layers";
+  constexpr std::string_view when = "for attention layers";
   TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, required("num_attention_heads", a.num_attention_heads, when));
   attention.num_query_groups = attention.num_heads;
   if (flag(a.group_query_attention)) {
@@ -210,7 +209,7 @@ Result<MlaAttention> mla_attention(const MegatronArgs& a) {
   if (flag(a.group_query_attention)) {
     return Error("group_query_attention = true: cannot be combined with multi-latent attention");
   }
-  const std::string when = "for multi-latent attention";
+  constexpr std::string_view when = "for multi-latent attention";
   MlaAttention mla;
   TRAINFLOPS_ASSIGN_OR_RETURN(mla.num_heads, required("num_attention_heads", a.num_attention_heads, when));
   if (a.q_lora_rank) {
@@ -239,7 +238,7 @@ Result<DsaIndexer::GradMode> indexer_grad_mode(const MegatronArgs& a) {
 }
 
 Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
-  const std::string when = "for DSA layers";
+  constexpr std::string_view when = "for DSA layers";
   DsaIndexer indexer;
   TRAINFLOPS_ASSIGN_OR_RETURN(indexer.num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, when));
   TRAINFLOPS_ASSIGN_OR_RETURN(indexer.head_dim, required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, when));
@@ -299,7 +298,7 @@ Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_num
 // DeepSeek-V4 attention of one kind (docs/accounting.md, 9).
 Result<CompressedSparseAttention> compressed_sparse_attention(const MegatronArgs& a,
                                                               CompressedSparseAttention::Kind kind) {
-  const std::string when = "for DeepSeek-V4 attention layers";
+  constexpr std::string_view when = "for DeepSeek-V4 attention layers";
   CompressedSparseAttention csa;
   csa.kind = kind;
   TRAINFLOPS_ASSIGN_OR_RETURN(csa.num_heads, required("num_attention_heads", a.num_attention_heads, when));
@@ -335,7 +334,7 @@ Result<DenseMlp> dense_mlp(const MegatronArgs& a) {
 }
 
 Result<Moe> moe(const MegatronArgs& a) {
-  const std::string when = "for MoE layers";
+  constexpr std::string_view when = "for MoE layers";
   Moe moe;
   moe.num_experts = a.num_experts;
   TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, required("moe_router_topk", a.moe_router_topk, when));
@@ -379,7 +378,7 @@ bool uses_gated_delta_product(const MegatronArgs& a) {
 }
 
 Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
-  const std::string when = "for Mamba layers";
+  constexpr std::string_view when = "for Mamba layers";
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t state, required("mamba_state_dim", a.mamba_state_dim, when));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t groups, required("mamba_num_groups", a.mamba_num_groups, when));
   std::int64_t inner = 2 * hidden_size, heads = 0;
@@ -400,7 +399,7 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
     }
   }
   if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
-  const std::string gdp_when = "for gated delta product layers";
+  constexpr std::string_view gdp_when = "for gated delta product layers";
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t householder,
                               required("gdp_num_householder", a.gdp_num_householder, gdp_when));
   return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
@@ -549,9 +548,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));
   std::optional<Mixer> attention, linear_attention;
+  std::optional<DsaAttention> sparse_attention;
+  std::optional<IndexSharing> index_sharing;
   std::optional<ChannelMixer> dense, experts;
-  auto build_layer = [&](std::size_t i) -> Result<Layer> {
-    Layer layer;
+  // Fills `layer` in place: layers are copied often enough to dominate the cost.
+  auto build_layer = [&](std::size_t i, Layer& layer) -> Status {
     if (is_linear[i]) {
       if (!linear_attention) {
         TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
@@ -563,8 +564,12 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     } else if (sparse) {
       // Decoder layers are numbered 1..num_layers; each MTP depth restarts at 1.
       const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : 1);
-      TRAINFLOPS_ASSIGN_OR_RETURN(DsaAttention dsa, dsa_attention(a, number));
-      layer.mixer = std::move(dsa);
+      if (!sparse_attention) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, number));
+        TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
+      }
+      sparse_attention->runs_indexer = index_sharing->runs_indexer(number);
+      layer.mixer = *sparse_attention;
     } else {
       if (!attention) {
         if (flag(a.multi_latent_attention)) {
@@ -586,18 +591,16 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
       }
       layer.channel_mixer = dense;
     }
-    return layer;
+    return Ok{};
   };
+  model.layers.reserve(layers);
+  model.mtp_depths.reserve(depths);
   for (std::size_t i = 0; i < layers + depths; ++i) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, build_layer(i));
+    Layer& layer = i < layers ? model.layers.emplace_back() : model.mtp_depths.emplace_back().emplace_back();
+    TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
     // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
     const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
     TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
-    if (i < layers) {
-      model.layers.push_back(std::move(layer));
-    } else {
-      model.mtp_depths.push_back({std::move(layer)});
-    }
   }
   return model;
 }
@@ -606,11 +609,15 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
 Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
   if (!object.is_object()) return Error("args: must be a JSON object of Megatron-LM arguments, got " + object.dump());
+  static const std::set<std::string, std::less<>> known = [] {
+    std::set<std::string, std::less<>> names;
+    MegatronArgs args;
+    for_each_megatron_arg(args, [&](std::string_view name, auto&) { names.emplace(name); });
+    return names;
+  }();
   ParsedMegatronArgs parsed;
-  std::set<std::string, std::less<>> known;
   Status status = Ok{};
   for_each_megatron_arg(parsed.args, [&](std::string_view name, auto& member) {
-    known.emplace(name);
     if (!status.ok()) return;
     const auto it = object.find(name);
     if (it == object.end() || it->is_null()) return;
@@ -621,6 +628,18 @@ Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
     if (known.find(key) == known.end()) parsed.ignored.push_back(key);
   }
   return parsed;
+}
+
+Result<MegatronArgs> megatron_args_from_values(const std::vector<json>& values) {
+  MegatronArgs args;
+  std::size_t next = 0;
+  Status status = Ok{};
+  for_each_megatron_arg(args, [&](std::string_view name, auto& member) {
+    const json& value = values[next++];
+    if (status.ok() && !value.is_null()) status = read(name, value, member);
+  });
+  TRAINFLOPS_RETURN_IF_ERROR(status);
+  return args;
 }
 
 Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text) {

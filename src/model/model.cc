@@ -138,17 +138,23 @@ Status check(const Checker& c, const Moe& m) {
 
 Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
   if (layers.empty()) return Error(path + ": must hold at least one layer");
+  // Paths relative to the layer; its own is prefixed only to an error.
+  const Checker mixer("mixer"), channel_mixer("channel_mixer");
+  // Models repeat a few distinct layers: each is checked once.
+  std::vector<const Layer*> checked;
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Checker layer(path + "[" + std::to_string(i) + "]");
     const Layer& l = layers[i];
-    if (!l.mixer && !l.channel_mixer) return Error(layer.path() + ": has neither a mixer nor a channel mixer");
-    if (l.mixer) {
-      TRAINFLOPS_RETURN_IF_ERROR(std::visit([&](const auto& m) { return check(layer.at("mixer"), m); }, *l.mixer));
+    if (i > 0 && l == layers[i - 1]) continue;
+    if (std::any_of(checked.begin(), checked.end(), [&](const Layer* seen) { return *seen == l; })) continue;
+    if (checked.size() < 8) checked.push_back(&l);
+    const auto where = [&] { return path + "[" + std::to_string(i) + "]"; };
+    if (!l.mixer && !l.channel_mixer) return Error(where() + ": has neither a mixer nor a channel mixer");
+    Status status = Ok{};
+    if (l.mixer) status = std::visit([&](const auto& m) { return check(mixer, m); }, *l.mixer);
+    if (status.ok() && l.channel_mixer) {
+      status = std::visit([&](const auto& m) { return check(channel_mixer, m); }, *l.channel_mixer);
     }
-    if (l.channel_mixer) {
-      TRAINFLOPS_RETURN_IF_ERROR(
-          std::visit([&](const auto& m) { return check(layer.at("channel_mixer"), m); }, *l.channel_mixer));
-    }
+    if (!status.ok()) return Error(status.error().code(), where() + "." + status.error().message());
   }
   return Ok{};
 }

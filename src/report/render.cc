@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/number_text.h"
 #include "trainflops/parameters.h"
 
 namespace trainflops {
@@ -143,13 +144,11 @@ ordered_json report_json(const Report& report) {
   return out;
 }
 
-std::string csv_number(double value) { return printf_string("%.17g", value); }
-
 std::string csv_row(const std::string& section, const std::string& name, const std::string& kind,
                     std::string_view component, const Flops& flops, double total) {
-  return section + "," + name + "," + kind + "," + std::string(component) + "," + csv_number(flops.value) + "," +
-         (flops.exact ? to_decimal(*flops.exact) : "") + "," + (total > 0 ? csv_number(flops.value / total) : "") +
-         "\n";
+  return section + "," + name + "," + kind + "," + std::string(component) + "," + shortest_decimal(flops.value) + "," +
+         (flops.exact ? to_decimal(*flops.exact) : "") + "," +
+         (total > 0 ? shortest_decimal(flops.value / total) : "") + "\n";
 }
 
 std::string render_table(const Report& report, const PipelineReport& pipeline) {
@@ -212,7 +211,7 @@ std::string render_csv(const Report& report, const PipelineReport& pipeline) {
     const PipelineStage& stage = pipeline.stages[i];
     out += csv_row("stage", std::to_string(i + 1), stage.layers, "total", stage.flops, total);
   }
-  out += "imbalance,,,max_over_mean," + csv_number(pipeline.imbalance) + ",,\n";
+  out += "imbalance,,,max_over_mean," + shortest_decimal(pipeline.imbalance) + ",,\n";
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "report/number_text.h"
 #include "trainflops/render.h"
 
 namespace trainflops {
@@ -117,12 +118,12 @@ std::string render_csv(const std::vector<SweepPoint>& points) {
   for (Component c : kAllComponents) out += "," + std::string(component_name(c));
   out += "\n";
   for (const SweepPoint& point : points) {
-    out += std::to_string(point.seq_length) + "," + fixed(point.per_token, "%.17g") + "," +
-           fixed(point.dense_per_token, "%.17g") + "," + fixed(point.dense_per_token / point.per_token, "%.17g");
+    out += std::to_string(point.seq_length) + "," + shortest_decimal(point.per_token) + "," +
+           shortest_decimal(point.dense_per_token) + "," + shortest_decimal(point.dense_per_token / point.per_token);
     for (Component c : kAllComponents) {
       double value = 0;
       for (const ComponentFlops& part : point.components) value += part.component == c ? part.flops.value : 0;
-      out += "," + fixed(value, "%.17g");
+      out += "," + shortest_decimal(value);
     }
     out += "\n";
   }
