@@ -121,6 +121,19 @@ modes). str(report) is the table `trainflops count` prints.)")
           "tokens", [](const Report& self) { return to_python(self.tokens); }, "Tokens in the global batch.")
       .def_readonly("per_token", &Report::per_token, "total / tokens, a float.")
       .def_property_readonly(
+          "parameters",
+          [](const Report& self) -> py::object {
+            if (!self.parameters) return py::none();
+            py::dict parameters;
+            parameters["total"] = to_python(self.parameters->total);
+            parameters["active"] = to_python(self.parameters->active);
+            parameters["embedding"] = to_python(self.parameters->embedding);
+            parameters["six_n_d"] = to_python(self.parameters->six_n_d);
+            return parameters;
+          },
+          "{total, active, embedding, six_n_d} as ints: every parameter, those one token's products use (N), the "
+          "embedding table, and 6 x N x tokens; None when an MoE layer lacks num_experts.")
+      .def_property_readonly(
           "breakdown", [](const Report& self) { return breakdown(self.components); },
           "{component: FLOPs}, non-zero components only, in a fixed order.")
       .def_readonly("layers", &Report::layers, "The per-layer breakdown, a list of Layer.")

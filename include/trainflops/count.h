@@ -52,6 +52,15 @@ struct LayerFlops {
   std::vector<ComponentFlops> components;  // non-zero ones, in Component order
 };
 
+// The model's parameters beside its FLOPs (parameters.h counts them): N of
+// the usual "6 N D" approximation, and that approximation for the workload.
+struct ParameterSummary {
+  Int128 total = 0;      // every parameter: embedding, decoder, MTP depths, output layer
+  Int128 active = 0;     // N: the weights one token's products use (not the embedding table)
+  Int128 embedding = 0;  // the embedding table (V x h)
+  Int128 six_n_d = 0;    // 6 x active x the workload's tokens, in FLOPs
+};
+
 // FLOPs of one training iteration (forward and backward) over the workload.
 // The components sum to the total, and so do the layers: exactly in the exact
 // modes; in megatron mode each is a double that sums to the total within
@@ -69,6 +78,9 @@ struct Report {
   // Executed mode: the model-mode total beside the executed one, the
   // numerators of MFU and HFU.
   std::optional<Flops> model_total;
+  // count() only, when the parameters can be counted (every MoE layer has
+  // num_experts): what total / 6 N D shows attention and the indexer add.
+  std::optional<ParameterSummary> parameters;
 };
 
 class StatisticSums;  // internal: sums of statistics over many documents
@@ -137,7 +149,8 @@ class FlopsCounter {
   std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };
 
-// One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload).
+// One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
+// with Report::parameters.
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
 
 }  // namespace trainflops

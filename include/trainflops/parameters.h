@@ -47,7 +47,7 @@
 // which a token reads one row of (a lookup, not a product). They are the N of
 // "6 N FLOPs per token": in model mode a training iteration costs 6 FLOPs
 // per token per active parameter, plus core attention and the few terms that
-// are not products of a weight (README, "Parameters").
+// are not products of a weight (docs/presets.md).
 #ifndef TRAINFLOPS_PARAMETERS_H_
 #define TRAINFLOPS_PARAMETERS_H_
 

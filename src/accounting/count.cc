@@ -6,6 +6,7 @@
 
 #include "accounting/statistic_sums.h"
 #include "trainflops/layer_flops.h"
+#include "trainflops/parameters.h"
 
 namespace trainflops {
 
@@ -417,7 +418,16 @@ Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& wor
 
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
-  return counter.report(workload);
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
+  const Result<ModelParameters> parameters = count_parameters(model);
+  if (!parameters.ok()) return report;  // an MoE layer without num_experts: no total to give
+  const ParameterCount all = parameters.value().total();
+  // "6 N D": one FMA per active parameter and token, trained (x3).
+  const auto per_token = checked_mul(all.active, Int128{kFlopsPerFma * kTrainingExpansion});
+  const auto six_n_d = per_token ? checked_mul(*per_token, report.tokens) : std::nullopt;
+  if (!six_n_d) return report;  // past 128 bits: megatron mode's aggregates allow such a count
+  report.parameters = ParameterSummary{all.total, all.active, parameters.value().embedding.total, *six_n_d};
+  return report;
 }
 
 }  // namespace trainflops

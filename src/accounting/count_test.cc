@@ -42,7 +42,25 @@ TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
     ASSERT_TRUE(report.ok()) << report.error().message();
     const Int128 expected = 6 * params * c.tokens + 6 * 2 * q * layers * c.pairs;
     EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
+    // Beside it, the parameters: N = params (the embedding table is a lookup)
+    // and 6 N D, which leaves out exactly the attention term.
+    ASSERT_TRUE(report.value().parameters.has_value());
+    const ParameterSummary& p = *report.value().parameters;
+    EXPECT_EQ(to_decimal(p.active), to_decimal(params));
+    EXPECT_EQ(to_decimal(p.embedding), to_decimal(vocab * h));
+    EXPECT_EQ(to_decimal(p.total), to_decimal(params + vocab * h));
+    EXPECT_EQ(to_decimal(p.six_n_d), to_decimal(6 * params * c.tokens));
   }
+}
+
+// Without num_experts an MoE layer has no total parameter count: the report
+// comes without parameters rather than failing.
+TEST(CountTest, ParametersLeftOutWhenExpertsAreUncounted) {
+  Model model = llama_like(2);
+  model.layers[1].channel_mixer = Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true};
+  const Result<Report> report = count(model, Bshd{1, 16}, Mode::kModel);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_FALSE(report.value().parameters.has_value());
 }
 
 // Identical layers share their terms: layers that repeat, interleaved and

@@ -71,7 +71,17 @@ std::string render_table(const Report& report) {
     out += "total      " + format_flops(total) + " FLOPs  (" + with_unit(total) + ")\n";
     if (report.total.exact) out += "exact      " + to_decimal(*report.total.exact) + "\n";
   }
-  out += "per token  " + format_flops(report.per_token) + " FLOPs\n\n";
+  out += "per token  " + format_flops(report.per_token) + " FLOPs\n";
+  if (report.parameters) {
+    const ParameterSummary& p = *report.parameters;
+    const double model = report.model_total ? report.model_total->value : total;
+    out += "parameters " + format_parameters(p.total) + " total, " + format_parameters(p.active) +
+           " active per token, " + format_parameters(p.embedding) + " embedding\n";
+    out += "6 N D      " + format_flops(to_double(p.six_n_d)) + " FLOPs  (6 x active x tokens; " +
+           (report.model_total ? "model" : "total") +
+           " / 6 N D = " + printf_string("%.4f", model / to_double(p.six_n_d)) + ")\n";
+  }
+  out += "\n";
 
   out += pad_right("component", 26) + pad_left("FLOPs", 12) + pad_left("share", 8) + "\n";
   for (const ComponentFlops& part : report.components) {
@@ -133,6 +143,13 @@ ordered_json report_json(const Report& report) {
     out["model_total"] = {{"flops", report.model_total->value}, {"exact", to_decimal(*report.model_total->exact)}};
   }
   out["per_token"] = {{"flops", report.per_token}};
+  if (report.parameters) {
+    const ParameterSummary& p = *report.parameters;
+    out["parameters"] = {{"total", to_decimal(p.total)},
+                         {"active", to_decimal(p.active)},
+                         {"embedding", to_decimal(p.embedding)},
+                         {"six_n_d", to_decimal(p.six_n_d)}};
+  }
   out["breakdown"] = breakdown_json(report.components, total);
   out["layers"] = ordered_json::array();
   for (const LayerFlops& layer : report.layers) {
@@ -192,6 +209,14 @@ std::string render_csv(const Report& report) {
   out += csv_row("total", "", "", "total", report.total, total);
   out += csv_row("per_token", "", "", "total", Flops{report.per_token, std::nullopt}, 0);
   if (report.model_total) out += csv_row("model_total", "", "", "total", *report.model_total, total);
+  if (report.parameters) {
+    const ParameterSummary& p = *report.parameters;
+    for (const auto& [name, count] :
+         {std::pair{"total", p.total}, std::pair{"active", p.active}, std::pair{"embedding", p.embedding}}) {
+      out += "parameters,,," + std::string(name) + ",," + to_decimal(count) + ",\n";
+    }
+    out += csv_row("six_n_d", "", "", "total", Flops{to_double(p.six_n_d), p.six_n_d}, total);
+  }
   for (const ComponentFlops& part : report.components) {
     out += csv_row("component", "", "", component_name(part.component), part.flops, total);
   }
