@@ -12,6 +12,8 @@
 - `trainflops batch` (the command line that TRAINFLOPS_CLI names) over 10,000
   records of distinct models, whole process, beside a Python process that
   parses the same lines and calls Megatron-LM's function on each;
+- `trainflops sweep` over 10,000 context lengths, whole process, beside a
+  Python process that calls Megatron-LM's function for each length;
 - `import trainflops` beside `python3 -c pass`;
 - SeqStats.add_cu_seqlens over the same million documents as the C++
   benchmark's distribution (lengths 0..4000), from int64 and int32 NumPy
@@ -38,6 +40,7 @@ import megatron_baseline
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCUMENTS = 1 << 20
 BATCH_RECORDS = 10000
+SWEEP_LENGTHS = [1024 + 8 * i for i in range(10000)]
 
 # What a user would run instead of `trainflops batch`: a Python loop over the
 # same JSON lines calling Megatron-LM's function (its args hold every name it
@@ -83,6 +86,39 @@ def process_seconds(command, stdin_path=None, repeat=3):
         if stdin_path:
             stdin.close()
     return sorted(times)[repeat // 2]
+
+
+# What a user would run instead of `trainflops sweep`: Megatron-LM's function
+# per context length, one sequence each, per token.
+MEGATRON_SWEEP = """
+import argparse, json, sys
+sys.path.insert(0, sys.argv[1])
+import megatron_baseline
+function, read, _ = megatron_baseline.load(sys.argv[2])
+args = argparse.Namespace(**{**dict.fromkeys(read), **json.load(open(sys.argv[3]))})
+for length in map(int, sys.argv[4].split(",")):
+    args.seq_length = length
+    print(length, function(args, 1) / length)
+"""
+
+
+def sweep_rows(checkout):
+    """`trainflops sweep` of GLM-5 over 10k lengths beside Megatron-LM's function in a loop."""
+    cli = os.environ.get("TRAINFLOPS_CLI")
+    if not cli:
+        return [("trainflops sweep, 10k lengths", "not measured", "set TRAINFLOPS_CLI to the command line", "")]
+    lengths = ",".join(map(str, SWEEP_LENGTHS))
+    args_path = os.path.join(HERE, "data", "glm-5.args.json")
+    ours = process_seconds([cli, "sweep", "--args", args_path, "--seq-lengths", lengths])
+    measured = "%.2f us/length" % (ours / len(SWEEP_LENGTHS) * 1e6)
+    if not checkout:
+        return [("trainflops sweep, 10k lengths, whole process", measured,
+                 "Megatron-LM loop not measured (MEGATRON_LM)", "<= 1 us/length")]
+    loop = process_seconds([sys.executable, "-c", MEGATRON_SWEEP, HERE, checkout, args_path, lengths])
+    return [("Python loop: Megatron-LM's function per length", "%.2f us/length" % (loop / len(SWEEP_LENGTHS) * 1e6),
+             "whole process, 10k lengths", ""),
+            ("trainflops sweep, 10k lengths, whole process", measured,
+             "%.2fx the Megatron-LM loop's time" % (ours / loop), "<= 1 us/length")]
 
 
 def batch_rows(args, checkout):
@@ -164,6 +200,7 @@ def main():
                  against_megatron(from_fresh), "<= 1x Megatron-LM"))
 
     rows.extend(batch_rows(args, checkout))
+    rows.extend(sweep_rows(checkout))
 
     bare = startup_seconds("pass")
     imported = startup_seconds("import trainflops")

@@ -131,12 +131,28 @@ std::vector<std::int64_t> int64_vector_from(py::handle values, const std::string
     throw ErrorException(what + " = " + python_repr(source) +
                          ": must be a list, a NumPy array or a CPU torch tensor of integers");
   }
+  if (const std::optional<IntegerView> view = contiguous_integers(source)) {
+    return std::visit([](auto values) { return std::vector<std::int64_t>(values.begin(), values.end()); },
+                      view->values);
+  }
   if (PyObject_CheckBuffer(source.ptr())) return from_buffer(source, what);
   if (!py::isinstance<py::iterable>(source)) {
     throw ErrorException(what + " = " + python_repr(source) +
                          ": must be a list, a NumPy array or a CPU torch tensor of integers");
   }
   std::vector<std::int64_t> result;
+  if (PyList_CheckExact(source.ptr())) {
+    // Lists of small ints, the common case, are read without a string per element.
+    const Py_ssize_t size = PyList_GET_SIZE(source.ptr());
+    result.reserve(static_cast<std::size_t>(size));
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      PyObject* item = PyList_GET_ITEM(source.ptr(), i);
+      int overflow = 1;
+      const long long value = PyLong_CheckExact(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : 0;
+      result.push_back(overflow ? int64_from(item, what + "[" + std::to_string(i) + "]") : value);
+    }
+    return result;
+  }
   if (py::hasattr(source, "__len__")) result.reserve(py::len(source));
   for (py::handle item : source) {
     result.push_back(int64_from(item, what + "[" + std::to_string(result.size()) + "]"));

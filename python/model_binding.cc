@@ -70,38 +70,69 @@ py::object snapshot(const py::object& value) {
   return value;
 }
 
+// PEP 509's version of a dict, where CPython has one (before 3.12): it
+// changes whenever the dict does.
+std::optional<std::uint64_t> dict_version(py::handle dict) {
+#if PY_VERSION_HEX < 0x030C0000
+  return reinterpret_cast<PyDictObject*>(dict.ptr())->ma_version_tag;
+#else
+  return std::nullopt;
+#endif
+}
+
 bool unchanged(const py::object& now, const py::object& then) {
   if (now.ptr() == then.ptr()) return true;
   if (!now || !then || !PyList_Check(now.ptr())) return false;
+  // The same items (a list's small ints are shared objects): no tuple to build.
+  const Py_ssize_t size = PyList_GET_SIZE(now.ptr());
+  if (PyTuple_Check(then.ptr()) && PyTuple_GET_SIZE(then.ptr()) == size) {
+    Py_ssize_t i = 0;
+    while (i < size && PyList_GET_ITEM(now.ptr(), i) == PyTuple_GET_ITEM(then.ptr(), i)) ++i;
+    if (i == size) return true;
+  }
   const py::object items = snapshot(now);
   return PyObject_RichCompareBool(items.ptr(), then.ptr(), Py_EQ) == 1;
 }
 
-// Megatron-LM arguments as a JSON object, reading each name trainflops reads
-// once; `lookup` returns the value or a null object when the name is absent.
+// The model of Megatron-LM arguments, reading each name trainflops reads;
+// `lookup` returns the value or a null object when the name is absent.
 // The drop-in runs every iteration with the same args: when every value is
 // the object of the previous call (or an equal list), the previous model is
-// returned without converting anything. A lookup may run Python code (a
+// returned without converting anything; otherwise every name is read again
+// and converted. A lookup may run Python code (a
 // property, __getattr__) and so let another thread run and record its own
 // call: the values are compared with one snapshot of the previous call, taken
 // before the first lookup, never with a mix of two calls.
+//
+// `dict`, when the values come from one: CPython before 3.12 versions every
+// dict (PEP 509), and the same dict at the same version holds the same
+// objects, so only the lists among them, which may change in place, are read.
 template <typename Lookup>
-std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
+std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
   struct Previous {
     std::vector<py::object> values;  // per name
     std::shared_ptr<PyModel> model;
+    py::object dict;  // kept alive, so that its identity means something
+    std::optional<std::uint64_t> dict_version;
+    std::vector<std::size_t> lists;  // the names whose values were lists
   };
   // Leaked at exit like the names: destroying Python objects after the interpreter is unsafe.
   static std::shared_ptr<const Previous>& latest = *new std::shared_ptr<const Previous>();
   const std::shared_ptr<const Previous> previous = latest;
   const std::vector<py::str>& names = python_arg_names();
-  std::vector<py::object> values(names.size());
-  bool same = previous != nullptr;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    values[i] = lookup(names[i]);
-    same = same && unchanged(values[i], previous->values[i]);
+  const std::optional<std::uint64_t> version = dict ? dict_version(dict) : std::nullopt;
+  if (previous && version && previous->dict.is(dict) && previous->dict_version == version &&
+      std::all_of(previous->lists.begin(), previous->lists.end(),
+                  [&](std::size_t i) { return unchanged(lookup(names[i]), previous->values[i]); })) {
+    return previous->model;
   }
-  if (same) return previous->model;
+  if (previous) {
+    std::size_t i = 0;
+    while (i < names.size() && unchanged(lookup(names[i]), previous->values[i])) ++i;
+    if (i == names.size()) return previous->model;
+  }
+  std::vector<py::object> values(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
 
   static const std::vector<std::string> fields = [] {
     std::vector<std::string> all;
@@ -116,8 +147,13 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
   }
   if (!any) return nullptr;
   std::shared_ptr<PyModel> model = from_recent_args(value_or_throw(megatron_args_from_values(converted)));
-  for (py::object& value : values) value = snapshot(value);
-  latest = std::make_shared<const Previous>(Previous{std::move(values), model});
+  std::vector<std::size_t> lists;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] && PyList_Check(values[i].ptr())) lists.push_back(i);
+    values[i] = snapshot(values[i]);
+  }
+  latest = std::make_shared<const Previous>(
+      Previous{std::move(values), model, py::reinterpret_borrow<py::object>(dict), version, std::move(lists)});
   return model;
 }
 
@@ -189,7 +225,9 @@ const FlopsCounter& PyModel::counter(Mode mode) const {
 
 std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   if (py::isinstance<PyModel>(spec)) return spec.cast<std::shared_ptr<PyModel>>();
-  if (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__")) {
+  // A namespace first: it is what the drop-in gets on every call, and asking it for
+  // __fspath__ costs an AttributeError.
+  if (!is_plain_namespace(spec) && (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__"))) {
     return from_file(py::module_::import("os").attr("fspath")(spec).cast<std::string>());
   }
   if (PyDict_Check(spec.ptr())) {
@@ -199,18 +237,22 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
       result->model = value_or_throw(parse_native_config(json_from(dict, "config").dump()));
       return result;
     }
-    auto result = from_named_values([&](const py::str& name) {
-      return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(dict.ptr(), name.ptr()));
-    });
+    auto result = from_named_values(
+        [&](const py::str& name) {
+          return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(dict.ptr(), name.ptr()));
+        },
+        dict);
     if (result) return result;
   } else if (PyList_Check(spec.ptr()) || PyTuple_Check(spec.ptr())) {
     if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec, allow_unknown_flags);
   } else if (is_plain_namespace(spec)) {
     // Every attribute is in __dict__: reading it spares an AttributeError per absent name.
     const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr("__dict__"));
-    auto result = from_named_values([&](const py::str& name) {
-      return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(attributes.ptr(), name.ptr()));
-    });
+    auto result = from_named_values(
+        [&](const py::str& name) {
+          return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(attributes.ptr(), name.ptr()));
+        },
+        attributes);
     if (result) return result;
   } else if (!PyLong_Check(spec.ptr()) && !PyFloat_Check(spec.ptr()) && spec.ptr() != Py_None) {
     auto result = from_named_values([&](const py::str& name) {

@@ -62,6 +62,12 @@ def test_a_changed_namespace_is_counted_afresh():
     assert num_floating_point_operations(args, 8) > four_layers
     args.num_layers = 4
     assert num_floating_point_operations(args, 8) == four_layers
+    args.iteration = 7  # a name trainflops does not read: the same model
+    assert num_floating_point_operations(args, 8) == four_layers
+    as_dict = vars(namespace())
+    assert num_floating_point_operations(as_dict, 8) == four_layers
+    as_dict["num_layers"] = 8
+    assert num_floating_point_operations(as_dict, 8) > four_layers
 
 
 def test_a_list_changed_in_place_is_counted_afresh():

@@ -1,6 +1,6 @@
 // Rendering a sweep: the table, JSON and CSV of `trainflops sweep`.
 #include <array>
-#include <cstdio>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -69,10 +69,11 @@ double group_sum(const SweepPoint& point, Group group) {
   return sum;
 }
 
-std::string fixed(double value, const char* format) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
+// `value` with `digits` decimals, as printf's %.<digits>f writes it.
+std::string fixed(double value, int digits) {
+  char buffer[400];  // the widest double, 309 digits, and its decimals
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, digits).ptr;
+  return std::string(buffer, end);
 }
 
 std::string column(std::string text, std::size_t width) {
@@ -88,10 +89,10 @@ std::string render_table(const std::vector<SweepPoint>& points, const std::strin
   for (Group group : kGroups) out += column(group_title(group), 11);
   out += "\n";
   for (const SweepPoint& point : points) {
-    out += column(std::to_string(point.seq_length), 9) + column(fixed(point.dense_per_token / 1e9, "%.1f"), 12) +
-           column(fixed(point.per_token / 1e9, "%.1f"), 12) +
-           column(fixed(point.dense_per_token / point.per_token, "%.2fx"), 12);
-    for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, "%.1f"), 11);
+    out += column(std::to_string(point.seq_length), 9) + column(fixed(point.dense_per_token / 1e9, 1), 12) +
+           column(fixed(point.per_token / 1e9, 1), 12) +
+           column(fixed(point.dense_per_token / point.per_token, 2) + "x", 12);
+    for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, 1), 11);
     out += "\n";
   }
   return out;
