@@ -1,7 +1,9 @@
 // The one-line parsers: integers, modes, formats, grad modes, data types,
-// GPU names, preset names and context-length lists. The first byte picks one.
+// GPU names, preset names, context-length lists and Megatron-LM log lines.
+// The first byte picks one.
 #include "fuzz_helpers.h"
 #include "trainflops/int128.h"
+#include "trainflops/megatron_log.h"
 #include "trainflops/mfu.h"
 #include "trainflops/model.h"
 #include "trainflops/presets.h"
@@ -13,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace trainflops;
   if (size == 0) return 0;
   const std::string_view text = fuzz::text_of(data + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 9) {
     case 0: {
       const auto value = parse_decimal(text);
       if (value && parse_decimal(to_decimal(*value)) != value) fuzz::broken("decimal round trip");
@@ -31,6 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 6: {
       const Result<Preset> preset = find_preset(text);
       if (preset.ok()) (void)preset_model(preset.value()).ok();
+      break;
+    }
+    case 7: {
+      const Result<MegatronLogIteration> line = parse_megatron_log(text);
+      if (line.ok() && !(line.value().step_time_s > 0)) fuzz::broken("a non-positive step time");
       break;
     }
     default: {

@@ -28,7 +28,10 @@ void bind_mfu(py::module_& module) {
   module.def(
       "find_peak",
       [](const std::string& gpu, const std::string& dtype) {
-        return peak_dict(value_or_throw(find_peak(gpu, value_or_throw(parse_dtype(dtype)))));
+        const FoundPeak found = value_or_throw(find_peak(gpu, value_or_throw(parse_dtype(dtype))));
+        py::dict peak = peak_dict(found.peak);
+        peak["assumed"] = std::string(found.assumed);
+        return peak;
       },
       py::arg("gpu"), py::arg("dtype"));
   module.def(

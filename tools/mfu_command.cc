@@ -1,13 +1,18 @@
 // trainflops mfu: TFLOP/s per GPU and MFU of a training run, from the FLOPs
-// of one iteration (counted like `count`), the step time, the number of GPUs
-// and their dense peak (docs/mfu.md). HFU is printed when the FLOPs the
-// hardware executed are known: counted (--mode executed, with --recompute) or
-// given (--executed-flops).
+// of one iteration (counted like `count`), the step time (given, from tokens
+// per second, or from a Megatron-LM log line), the number of GPUs and their
+// dense peak (docs/mfu.md). HFU is printed when the FLOPs the hardware
+// executed are known: counted (--mode executed, with --recompute) or given
+// (--executed-flops). With a Megatron-LM log that shows its throughput, the
+// MFU Megatron-LM's own count implies is printed beside trainflops'.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "model_source.h"
 #include "trainflops/count.h"
+#include "trainflops/input_file.h"
+#include "trainflops/megatron_log.h"
 #include "trainflops/mfu.h"
 #include "trainflops/render.h"
 #include "workload_options.h"
@@ -15,11 +20,15 @@
 namespace trainflops::cli {
 namespace {
 
+// A training log is read whole; the last iteration line counts.
+constexpr std::size_t kMaxLogBytes = std::size_t{1} << 30;
+
 struct MfuOptions {
   ModelOptions model;
   WorkloadOptions workload;
-  std::string mode = "megatron", recompute;  // recompute: empty as the source says
-  std::optional<double> step_time_s;
+  std::string mode = "megatron", recompute, format = "table";  // recompute: empty as the source says
+  std::optional<double> step_time_s, tokens_per_second;
+  std::string megatron_log;
   std::optional<std::int64_t> num_gpus;
   std::string gpu, dtype = "bf16";
   std::optional<double> peak_tflops, executed_flops;
@@ -35,19 +44,51 @@ std::string printed(const char* format, double value) {
 struct Peak {
   double tflops = 0;
   std::string origin;
+  std::string assumed;  // what an ambiguous --gpu was taken as
+  nlohmann::ordered_json json;
 };
 
 Result<Peak> choose_peak(const MfuOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Dtype dtype, parse_dtype(o.dtype));
-  if (o.peak_tflops) return Peak{*o.peak_tflops, "--peak-tflops"};
-  if (o.gpu.empty()) return Error("--gpu is missing: give the GPU type (docs/mfu.md) or --peak-tflops");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const PeakThroughput peak, find_peak(o.gpu, dtype));
-  return Peak{peak.dense_tflops, std::string(peak.product) + ", " + std::string(dtype_name(dtype)) + ", dense"};
+  if (o.peak_tflops) return Peak{*o.peak_tflops, "--peak-tflops", "", {{"tflops", *o.peak_tflops}}};
+  if (o.gpu.empty()) return Error("--gpu is missing: give the GPU type (trainflops gpus lists them) or --peak-tflops");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FoundPeak found, find_peak(o.gpu, dtype));
+  const PeakThroughput& p = found.peak;
+  nlohmann::ordered_json json = {{"tflops", p.dense_tflops},
+                                 {"gpu", p.gpu},
+                                 {"product", p.product},
+                                 {"dtype", dtype_name(dtype)},
+                                 {"source", p.source}};
+  if (!found.assumed.empty()) json["assumed"] = found.assumed;
+  return Peak{p.dense_tflops, std::string(p.product) + ", " + std::string(dtype_name(dtype)) + ", dense",
+              std::string(found.assumed), std::move(json)};
 }
 
-Result<std::string> run_mfu(const MfuOptions& o) {
+// How the step time was given: exactly one way.
+Result<std::optional<MegatronLogIteration>> read_log(const MfuOptions& o) {
+  const int given = o.step_time_s.has_value() + o.tokens_per_second.has_value() + !o.megatron_log.empty();
+  if (given != 1) {
+    return Error(std::string(given ? "give the step time one way" : "the step time is missing") +
+                 ": one of --step-time (seconds per iteration), --tokens-per-second (of the whole run) or "
+                 "--megatron-log (a Megatron-LM training log)");
+  }
+  if (o.megatron_log.empty()) return std::optional<MegatronLogIteration>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(o.megatron_log, kMaxLogBytes));
+  Result<MegatronLogIteration> iteration = parse_megatron_log(text);
+  if (!iteration.ok()) return iteration.error().context(o.megatron_log);
+  return std::optional<MegatronLogIteration>(iteration.value());
+}
+
+Result<std::string> run_mfu(MfuOptions o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
+  if (format == Format::kCsv) return Error("--format = \"csv\": mfu prints table or json");
   TRAINFLOPS_ASSIGN_OR_RETURN(const Peak peak, choose_peak(o));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<MegatronLogIteration> log, read_log(o));
+  // The log's global batch size is the workload's, unless the options give one.
+  if (log && log->global_batch_size && !o.workload.global_batch_size) {
+    o.workload.global_batch_size = std::to_string(*log->global_batch_size);
+  }
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
@@ -56,24 +97,71 @@ Result<std::string> run_mfu(const MfuOptions& o) {
   if (report.model_total && o.executed_flops) {
     return Error("--executed-flops: executed mode counts them; give one or the other");
   }
+  double step_time_s = log ? log->step_time_s : o.step_time_s.value_or(0);
+  if (o.tokens_per_second) {
+    if (!(*o.tokens_per_second > 0)) {
+      return Error("--tokens-per-second = " + printed("%g", *o.tokens_per_second) + ": must be a positive number");
+    }
+    step_time_s = to_double(report.tokens) / *o.tokens_per_second;
+  }
   const double model_flops = report.model_total ? report.model_total->value : report.total.value;
   const std::optional<double> executed = report.model_total ? report.total.value : o.executed_flops;
-  const StepMeasurement step{model_flops, executed, *o.step_time_s, *o.num_gpus, peak.tflops};
+  const StepMeasurement step{model_flops, executed, step_time_s, *o.num_gpus, peak.tflops};
   TRAINFLOPS_ASSIGN_OR_RETURN(const Utilization use, utilization(step));
   const double tokens_per_s = to_double(report.tokens) / step.step_time_s;
+  // Megatron-LM's own number: its TFLOP/s per GPU over the same peak.
+  const std::optional<double> megatron_tflops = log ? log->tflops_per_gpu : std::nullopt;
+
+  if (format == Format::kJson) {
+    nlohmann::ordered_json out;
+    out["mode"] = mode_name(mode);
+    out["model"] = report.model;
+    out["workload"] = {{"description", report.workload}, {"tokens", to_decimal(report.tokens)}};
+    out["flops"] = model_flops;
+    out["step_time_s"] = step.step_time_s;
+    out["num_gpus"] = step.num_gpus;
+    out["tokens_per_second"] = tokens_per_s;
+    out["peak"] = peak.json;
+    out["tflops_per_gpu"] = use.tflops_per_gpu;
+    out["mfu"] = use.mfu;
+    if (use.hfu) {
+      out["executed_flops"] = *executed;
+      out["executed_tflops_per_gpu"] = *use.executed_tflops_per_gpu;
+      out["hfu"] = *use.hfu;
+    }
+    if (log) {
+      out["megatron_log"] = {{"file", o.megatron_log}, {"line", log->line}};
+      if (log->iteration) out["megatron_log"]["iteration"] = *log->iteration;
+      if (megatron_tflops) {
+        out["megatron_log"]["tflops_per_gpu"] = *megatron_tflops;
+        out["megatron_log"]["mfu"] = *megatron_tflops / peak.tflops;
+      }
+    }
+    return out.dump(2) + "\n";
+  }
   std::string out = "trainflops: MFU, " + std::string(mode_name(mode)) + " mode\n";
   out += "model      " + report.model + "\n";
   out += "workload   " + report.workload + "\n";
   out += "flops      " + format_flops(model_flops) + " per iteration (model FLOPs)\n";
+  if (log) {
+    out += "log        " + o.megatron_log + ", line " + std::to_string(log->line) +
+           (log->iteration ? " (iteration " + std::to_string(*log->iteration) + ")" : "") + "\n";
+  }
   out += "step       " + printed("%g s", step.step_time_s) + " on " + std::to_string(step.num_gpus) + " GPUs, " +
          printed("%.0f tokens/s", tokens_per_s) + printed(" (%.1f per GPU)", tokens_per_s / step.num_gpus) + "\n";
   out += "peak       " + printed("%g TFLOP/s per GPU", peak.tflops) + " (" + peak.origin + ")\n";
+  if (!peak.assumed.empty()) out += "           " + peak.assumed + "\n";
   out += "throughput " + printed("%.1f TFLOP/s per GPU", use.tflops_per_gpu) + "\n";
   out += "MFU        " + printed("%.2f%%", 100 * use.mfu) + "\n";
   if (use.hfu) {
     out += "executed   " + format_flops(*executed) + " per iteration, " +
            printed("%.1f TFLOP/s per GPU", *use.executed_tflops_per_gpu) + "\n";
     out += "HFU        " + printed("%.2f%%", 100 * *use.hfu) + "\n";
+  }
+  if (megatron_tflops) {
+    out += "Megatron   " + printed("%.1f TFLOP/s per GPU", *megatron_tflops) + " in its log: MFU " +
+           printed("%.2f%%", 100 * *megatron_tflops / peak.tflops) + " by its own count (" +
+           printed("%.4f", *megatron_tflops / use.tflops_per_gpu) + " x trainflops')\n";
   }
   return out;
 }
@@ -89,13 +177,19 @@ Runner add_mfu_command(CLI::App& app) {
   command->add_option("--recompute", options->recompute,
                       "Executed mode: none, selective (core attention) or full (every layer); default: what "
                       "--megatron -- --recompute-granularity says, else none");
-  command->add_option("--step-time", options->step_time_s, "Seconds per iteration")->required();
+  command->add_option("--step-time", options->step_time_s, "Seconds per iteration");
+  command->add_option("--tokens-per-second", options->tokens_per_second,
+                      "Tokens per second of the whole run (instead of --step-time)");
+  command->add_option("--megatron-log", options->megatron_log,
+                      "A Megatron-LM training log: its last iteration line gives the step time, the global batch "
+                      "size and Megatron-LM's own TFLOP/s per GPU (instead of --step-time)");
   command->add_option("--num-gpus", options->num_gpus, "GPUs the iteration runs on")->required();
-  command->add_option("--gpu", options->gpu, "GPU type: " + peak_table_gpus() + " (docs/mfu.md)");
-  command->add_option("--dtype", options->dtype, "bf16 (default), fp16 or fp8");
+  command->add_option("--gpu", options->gpu, "GPU type, e.g. h100-sxm, b200, mi300x (trainflops gpus lists them)");
+  command->add_option("--dtype", options->dtype, "bf16 (default), fp16, fp8 or fp4");
   command->add_option("--peak-tflops", options->peak_tflops, "Dense peak TFLOP/s per GPU (overrides --gpu)");
   command->add_option("--executed-flops", options->executed_flops,
                       "FLOPs executed per iteration (recomputation included): adds HFU");
+  command->add_option("--format", options->format, "table (default) or json");
   return [options](std::vector<std::string> after_dashes) {
     options->model.megatron_flags = std::move(after_dashes);
     return print_result(run_mfu(*options));

@@ -16,10 +16,10 @@
 namespace trainflops {
 
 // The datatype of the tensor-core GEMMs.
-enum class Dtype { kBf16, kFp16, kFp8 };
+enum class Dtype { kBf16, kFp16, kFp8, kFp4 };
 
-// "bf16", "fp16", "fp8"; parse_dtype() accepts them in any case and fails with
-// "\"<text>\": must be one of bf16, fp16, fp8".
+// "bf16", "fp16", "fp8", "fp4"; parse_dtype() accepts them in any case and
+// fails with "\"<text>\": must be one of bf16, fp16, fp8, fp4".
 std::string_view dtype_name(Dtype dtype);
 Result<Dtype> parse_dtype(std::string_view text);
 
@@ -41,12 +41,30 @@ std::span<const PeakThroughput> peak_table();
 // The GPU keys of peak_table(), in order: "a100, h100-sxm, h100-pcie, ...".
 std::string peak_table_gpus();
 
-// The entry for `gpu` (a key of peak_table(), in any case) and `dtype`.
-// Errors: an unknown GPU ("\"h100\": unknown GPU; one of a100, h100-sxm, ...,
-// or give the peak with --peak-tflops / peak_tflops="), a datatype the GPU
-// has no tensor-core rate for ("a100: no fp8 tensor-core rate in its
-// datasheet; give the peak with --peak-tflops / peak_tflops=").
-Result<PeakThroughput> find_peak(std::string_view gpu, Dtype dtype);
+// Other names a GPU goes by ("H100 SXM5", "hgx-b200", "a100-80gb"), each with
+// the key it stands for. An ambiguous name ("h100": SXM or PCIe) comes with
+// what it is taken as, which reports print.
+struct GpuAlias {
+  std::string_view alias;    // lowercase, words joined by '-'
+  std::string_view gpu;      // a key of peak_table()
+  std::string_view assumed;  // empty, or "h100 taken as h100-sxm (...); the PCIe card is h100-pcie"
+};
+std::span<const GpuAlias> gpu_aliases();
+
+// A peak found by name, and what an ambiguous name was taken as ("" if none).
+struct FoundPeak {
+  PeakThroughput peak;
+  std::string_view assumed;
+};
+
+// The entry for `gpu` and `dtype`. `gpu` is a key of peak_table() or an alias,
+// in any case, with spaces or '_' for '-' and an optional vendor prefix
+// ("NVIDIA H100 SXM", "amd_mi300x"). Errors: an unknown GPU ("\"h1OO\":
+// unknown GPU; did you mean h100? One of a100, h100-sxm, ... (trainflops
+// gpus lists them), or give the peak with --peak-tflops / peak_tflops="), a
+// datatype the GPU has no tensor-core rate for ("a100: no fp8 tensor-core
+// rate in its datasheet; give the peak with --peak-tflops / peak_tflops=").
+Result<FoundPeak> find_peak(std::string_view gpu, Dtype dtype);
 
 // One measured training step.
 struct StepMeasurement {
@@ -67,7 +85,11 @@ struct Utilization {
 };
 
 // Errors name the field and the rule: "step_time_s = 0: must be a positive,
-// finite number of seconds", "num_gpus = 0: must be >= 1", ...
+// finite number of seconds", "num_gpus = 0: must be >= 1", ...; and a
+// utilization above 100%, which no real run reaches: "MFU = 143.21% is above
+// the peak: 1.0905e+18 FLOPs in 3 s on 256 GPUs is 1417.0 TFLOP/s per GPU,
+// more than the 989.5 of the peak; check the step time, the GPU count and
+// the GPU type".
 // Preconditions: none; every input is checked.
 Result<Utilization> utilization(const StepMeasurement& step);
 

@@ -26,7 +26,8 @@ def test_arithmetic():
 
 @pytest.mark.parametrize("gpu,dtype,peak", [
     ("a100", "bf16", 312), ("h100-pcie", "fp8", 1513), ("h200", "fp16", 989.5), ("B200", "bf16", 2250),
-    ("gb200", "fp8", 5000), ("mi300x", "bf16", 1307.4), ("mi355x", "FP8", 5033.2),
+    ("gb200", "fp8", 5000), ("mi300x", "bf16", 1307.4), ("mi355x", "FP8", 5033.2), ("gb300", "fp4", 15000),
+    ("NVIDIA H100 SXM", "bf16", 989.5), ("hgx-b200", "fp8", 4500),
 ])
 def test_table_peaks(gpu, dtype, peak):
     assert trainflops.mfu(peak * 1e12, 1, 1, gpu=gpu, dtype=dtype).mfu == pytest.approx(1, rel=1e-15)
@@ -59,19 +60,30 @@ def test_an_executed_mode_report_gives_mfu_and_hfu():
 def test_peak_table_has_every_gpu_with_a_source():
     table = trainflops.peak_table()
     assert sorted({entry["gpu"] for entry in table}) == sorted(
-        ["a100", "h100-sxm", "h100-pcie", "h200", "b200", "gb200", "mi300x", "mi355x"])
+        ["a100", "h100-sxm", "h100-pcie", "h200", "h20", "b200", "gb200", "b300", "gb300", "mi300x", "mi325x",
+         "mi355x"])
     assert all("https://" in entry["source"] for entry in table)
-    assert {entry["dtype"] for entry in table} == {"bf16", "fp16", "fp8"}
+    assert {entry["dtype"] for entry in table} == {"bf16", "fp16", "fp8", "fp4"}
+
+
+def test_an_ambiguous_gpu_name_says_what_it_was_taken_as():
+    result = trainflops.mfu(4.2e18, step_time=10, num_gpus=1024, gpu="h100")
+    assert result.peak_tflops == 989.5
+    assert result.peak_source.startswith("h100 taken as h100-sxm (NVIDIA H100 SXM5, the part of most training "
+                                         "clusters); the PCIe card is h100-pcie; NVIDIA H100 SXM5, bf16, dense")
 
 
 ERRORS = [
     (dict(flops=1e15, step_time=1, num_gpus=8), "gpu is missing: give the GPU type (see peak_table()) or peak_tflops="),
-    (dict(flops=1e15, step_time=1, num_gpus=8, gpu="h100"),
-     '"h100": unknown GPU; one of a100, h100-sxm, h100-pcie, h200, b200, gb200, mi300x, mi355x, or give the peak '
-     'with --peak-tflops / peak_tflops='),
+    (dict(flops=1e15, step_time=1, num_gpus=8, gpu="h1000"),
+     '"h1000": unknown GPU; did you mean h100? one of a100, h100-sxm, h100-pcie, h200, h20, b200, gb200, b300, gb300, '
+     'mi300x, mi325x, mi355x (trainflops gpus lists them), or give the peak with --peak-tflops / peak_tflops='),
+    (dict(flops=4e15, step_time=1, num_gpus=2, gpu="h100-sxm"),
+     "MFU = 202.12% is above the peak: 4.0000e+15 FLOPs in 1 s on 2 GPUs is 2000.0 TFLOP/s per GPU, more than the "
+     "989.5 of the peak; check the step time, the GPU count and the GPU type"),
     (dict(flops=1e15, step_time=1, num_gpus=8, gpu="a100", dtype="fp8"),
      "a100: no fp8 tensor-core rate in its datasheet; give the peak with --peak-tflops / peak_tflops="),
-    (dict(flops=1e15, step_time=1, num_gpus=8, gpu="a100", dtype="int8"), '"int8": must be one of bf16, fp16, fp8'),
+    (dict(flops=1e15, step_time=1, num_gpus=8, gpu="a100", dtype="int8"), '"int8": must be one of bf16, fp16, fp8, fp4'),
     (dict(flops=1e15, step_time=0, num_gpus=8, gpu="a100"),
      "step_time_s = 0: must be a positive, finite number of seconds"),
     (dict(flops=1e15, step_time="1s", num_gpus=8, gpu="a100"), "step_time = '1s': must be a number of seconds"),

@@ -74,7 +74,9 @@ def mfu(flops, step_time, num_gpus, gpu=None, dtype="bf16", peak_tflops=None, ex
         executed-mode Report gives both: its model_total for MFU and its total
         for HFU.
     step_time: seconds per iteration; num_gpus: GPUs the iteration ran on.
-    gpu, dtype: the dense peak from the table ("h100-sxm", "bf16"; see peak_table()).
+    gpu, dtype: the dense peak from the table ("h100-sxm", "b200", "bf16", "fp8"; see
+        peak_table()); an alias such as "H100 SXM" or "hgx-b200" works too, and an
+        ambiguous one ("h100") says in peak_source what it was taken as.
     peak_tflops: the dense peak per GPU in TFLOP/s, overriding the table.
     executed_flops: FLOPs the hardware executed in the iteration (recomputation
         included), a number or a Report; with it, HFU is reported too.
@@ -88,6 +90,8 @@ def mfu(flops, step_time, num_gpus, gpu=None, dtype="bf16", peak_tflops=None, ex
             raise _core.TrainflopsError("gpu is missing: give the GPU type (see peak_table()) or peak_tflops=")
         peak = _core.find_peak(gpu, dtype)
         peak_tflops, source = peak["dense_tflops"], f"{peak['product']}, {peak['dtype']}, dense: {peak['source']}"
+        if peak["assumed"]:
+            source = f"{peak['assumed']}; {source}"
     else:
         peak_tflops, source = _number(peak_tflops, "peak_tflops", "a number of TFLOP/s"), "peak_tflops="
     model_flops = _flops(flops, "flops")

@@ -1,0 +1,63 @@
+#include "trainflops/megatron_log.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace trainflops {
+namespace {
+
+// Lines as megatron/training/training.py's training_log formats them.
+const std::string kLine =
+    " [2026-01-05 10:00:32.123456] iteration       20/     100 | consumed samples:          320 | elapsed time per "
+    "iteration (ms): 2000.0 | throughput per GPU (TFLOP/s/GPU): 395.3 | learning rate: 3.000000E-04 | global batch "
+    "size:    16 | lm loss: 9.870000E+00 | loss scale: 1.0 |";
+
+TEST(MegatronLogTest, ReadsTheLastIterationLine) {
+  const std::string first =
+      " [2026-01-05 10:00:12.000000] iteration       10/     100 | consumed samples:  160 | "
+      "elapsed time per iteration (ms): 2500.0 | global batch size:     8 |";
+  const Result<MegatronLogIteration> parsed =
+      parse_megatron_log("using world size: 4\n" + first + "\n" + kLine + "\r\n[after training is done]\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  EXPECT_EQ(parsed.value().line, 3);
+  EXPECT_EQ(parsed.value().iteration, 20);
+  EXPECT_DOUBLE_EQ(parsed.value().step_time_s, 2.0);
+  EXPECT_EQ(parsed.value().tflops_per_gpu, 395.3);
+  EXPECT_EQ(parsed.value().global_batch_size, 16);
+
+  // Without --log-throughput Megatron-LM prints no throughput.
+  const Result<MegatronLogIteration> plain = parse_megatron_log(first);
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_DOUBLE_EQ(plain.value().step_time_s, 2.5);
+  EXPECT_FALSE(plain.value().tflops_per_gpu.has_value());
+  EXPECT_EQ(plain.value().global_batch_size, 8);
+}
+
+TEST(MegatronLogTest, Errors) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"",
+       "no line has \"elapsed time per iteration (ms):\": give a Megatron-LM training log (the lines it writes "
+       "every log_interval iterations)"},
+      {"iteration 1/ 2 | elapsed time per iteration (ms): fast |",
+       "line 1: elapsed time per iteration (ms) = \"fast\": must be a positive number"},
+      {"x\nelapsed time per iteration (ms): 0.0 |",
+       "line 2: elapsed time per iteration (ms) = \"0.0\": must be a "
+       "positive number"},
+      {"elapsed time per iteration (ms): 10.0 | global batch size: -3 |",
+       "line 1: global batch size = \"-3\": must be a positive integer"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const Result<MegatronLogIteration> parsed = parse_megatron_log(c.text);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_EQ(parsed.error().message(), c.message);
+  }
+}
+
+}  // namespace
+}  // namespace trainflops
