@@ -30,6 +30,7 @@ Runner add_sweep_command(CLI::App& app);
 Runner add_presets_command(CLI::App& app);
 Runner add_mfu_command(CLI::App& app);
 Runner add_gpus_command(CLI::App& app);
+Runner add_plan_command(CLI::App& app);
 
 // Prints "trainflops: <message>" on stderr and returns kBadInput.
 int report_error(const Error& error);

@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "model_source.h"
+#include "peak_options.h"
 #include "trainflops/count.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_log.h"
@@ -30,38 +31,14 @@ struct MfuOptions {
   std::optional<double> step_time_s, tokens_per_second;
   std::string megatron_log;
   std::optional<std::int64_t> num_gpus;
-  std::string gpu, dtype = "bf16";
-  std::optional<double> peak_tflops, executed_flops;
+  PeakOptions peak;
+  std::optional<double> executed_flops;
 };
 
 std::string printed(const char* format, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
-}
-
-// The peak, and where it comes from, for the "peak" line.
-struct Peak {
-  double tflops = 0;
-  std::string origin;
-  std::string assumed;  // what an ambiguous --gpu was taken as
-  nlohmann::ordered_json json;
-};
-
-Result<Peak> choose_peak(const MfuOptions& o) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Dtype dtype, parse_dtype(o.dtype));
-  if (o.peak_tflops) return Peak{*o.peak_tflops, "--peak-tflops", "", {{"tflops", *o.peak_tflops}}};
-  if (o.gpu.empty()) return Error("--gpu is missing: give the GPU type (trainflops gpus lists them) or --peak-tflops");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const FoundPeak found, find_peak(o.gpu, dtype));
-  const PeakThroughput& p = found.peak;
-  nlohmann::ordered_json json = {{"tflops", p.dense_tflops},
-                                 {"gpu", p.gpu},
-                                 {"product", p.product},
-                                 {"dtype", dtype_name(dtype)},
-                                 {"source", p.source}};
-  if (!found.assumed.empty()) json["assumed"] = found.assumed;
-  return Peak{p.dense_tflops, std::string(p.product) + ", " + std::string(dtype_name(dtype)) + ", dense",
-              std::string(found.assumed), std::move(json)};
 }
 
 // How the step time was given: exactly one way.
@@ -83,7 +60,7 @@ Result<std::string> run_mfu(MfuOptions o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
   if (format == Format::kCsv) return Error("--format = \"csv\": mfu prints table or json");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Peak peak, choose_peak(o));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, choose_peak(o.peak));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<MegatronLogIteration> log, read_log(o));
   // The log's global batch size is the workload's, unless the options give one.
   if (log && log->global_batch_size && !o.workload.global_batch_size) {
@@ -184,9 +161,7 @@ Runner add_mfu_command(CLI::App& app) {
                       "A Megatron-LM training log: its last iteration line gives the step time, the global batch "
                       "size and Megatron-LM's own TFLOP/s per GPU (instead of --step-time)");
   command->add_option("--num-gpus", options->num_gpus, "GPUs the iteration runs on")->required();
-  command->add_option("--gpu", options->gpu, "GPU type, e.g. h100-sxm, b200, mi300x (trainflops gpus lists them)");
-  command->add_option("--dtype", options->dtype, "bf16 (default), fp16, fp8 or fp4");
-  command->add_option("--peak-tflops", options->peak_tflops, "Dense peak TFLOP/s per GPU (overrides --gpu)");
+  add_peak_options(*command, options->peak);
   command->add_option("--executed-flops", options->executed_flops,
                       "FLOPs executed per iteration (recomputation included): adds HFU");
   command->add_option("--format", options->format, "table (default) or json");

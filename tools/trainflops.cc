@@ -33,8 +33,9 @@ int finish_output(int status) {
 
 int reject_words_after_dashes(const std::vector<std::string>& after_dashes) {
   if (after_dashes.empty()) return 0;
-  return report_error(Error("unexpected \"" + after_dashes.front() +
-                            "\" after --: only count, sweep and mfu read Megatron-LM flags there (with --megatron)"));
+  return report_error(
+      Error("unexpected \"" + after_dashes.front() +
+            "\" after --: only count, sweep, mfu and plan read Megatron-LM flags there (with --megatron)"));
 }
 
 }  // namespace trainflops::cli
@@ -45,8 +46,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "trainflops " TRAINFLOPS_VERSION);
   const std::vector<Runner> runners = {
-      add_count_command(app),   add_batch_command(app), add_sweep_command(app),
-      add_presets_command(app), add_mfu_command(app),   add_gpus_command(app),
+      add_count_command(app), add_batch_command(app), add_sweep_command(app), add_presets_command(app),
+      add_mfu_command(app),   add_gpus_command(app),  add_plan_command(app),
   };
   // The words after the first `--` go to the subcommand as they are.
   std::vector<char*> before_dashes;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainflops/int128.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
@@ -28,6 +29,12 @@ Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path,
 enum class SizeSuffixes { kRejected, kAccepted };
 Result<std::int64_t> parse_size(std::string_view text, std::string_view field, std::int64_t minimum,
                                 SizeSuffixes suffixes);
+
+// A number of tokens as budgets are written: a decimal number with an
+// optional K, M, B or T suffix (powers of 1000, in any case), e.g. 15T,
+// 14.8T, 500B, 16M, 4194304; the value must be a whole number >= 1. Errors:
+//   --tokens = "15X": must be a whole number of tokens >= 1, optionally with K, M, B or T (15T, 500B)
+Result<Int128> parse_token_count(std::string_view text, std::string_view field);
 
 // "4k,32k,128k,256k" -> 4096, 32768, 131072, 262144: positive integers with an
 // optional k (x1024) or m (x1048576) suffix, separated by commas.

@@ -100,6 +100,43 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
 
 }  // namespace
 
+Result<Int128> parse_token_count(std::string_view text, std::string_view field) {
+  const auto invalid = [&] {
+    return Error(std::string(field) + " = \"" + std::string(text) +
+                 "\": must be a whole number of tokens >= 1, optionally with K, M, B or T (15T, 500B)");
+  };
+  int zeros = 0;  // the suffix's power of ten
+  std::string_view number = text;
+  if (!number.empty()) {
+    switch (number.back()) {
+      case 'k': case 'K': zeros = 3; break;
+      case 'm': case 'M': zeros = 6; break;
+      case 'b': case 'B': zeros = 9; break;
+      case 't': case 'T': zeros = 12; break;
+      default: break;
+    }
+    if (zeros > 0) number.remove_suffix(1);
+  }
+  // Digits with at most one point: the decimals shift into the suffix's zeros.
+  const std::size_t point = number.find('.');
+  std::string digits(number.substr(0, point));
+  if (point != std::string_view::npos) {
+    std::string_view decimals = number.substr(point + 1);
+    while (!decimals.empty() && decimals.back() == '0') decimals.remove_suffix(1);
+    if (static_cast<int>(decimals.size()) > zeros) return invalid();  // not a whole number of tokens
+    digits += decimals;
+    zeros -= static_cast<int>(decimals.size());
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return invalid();
+  digits.append(static_cast<std::size_t>(zeros), '0');
+  const std::optional<Int128> value = digits.size() <= 36 ? parse_decimal(digits) : std::nullopt;
+  if (!value) {
+    return Error(ErrorCode::kOverflow, std::string(field) + " = \"" + std::string(text) + "\": too many tokens to count");
+  }
+  if (*value < 1) return invalid();
+  return *value;
+}
+
 Result<std::int64_t> parse_size(std::string_view text, std::string_view field, std::int64_t minimum,
                                 SizeSuffixes suffixes) {
   const bool with_suffixes = suffixes == SizeSuffixes::kAccepted;
