@@ -139,10 +139,12 @@ modes). str(report) is the table `trainflops count` prints.)")
       .def_readonly("layers", &Report::layers, "The per-layer breakdown, a list of Layer.")
       .def(
           "render",
-          [](const Report& self, const std::string& format) {
-            return render(self, value_or_throw(parse_format(format)));
+          [](const Report& self, const std::string& format, const std::string& layers) {
+            return render(self, value_or_throw(parse_format(format)), value_or_throw(parse_layer_rows(layers)));
           },
-          py::arg("format") = "table", "The report as `trainflops count --format` prints it: table, json or csv.")
+          py::arg("format") = "table", py::arg("layers") = "kinds",
+          "The report as `trainflops count --format --layers` prints it: table, json or csv; the table's layer "
+          "lines by kind (kinds), per layer (all) or none.")
       .def("__str__", [](const Report& self) { return render(self, Format::kTable); })
       .def("__repr__", [](const Report& self) {
         return "<trainflops.Report " + std::string(mode_name(self.mode)) + " mode: " + format_flops(self.total.value) +

@@ -1,6 +1,8 @@
-"""Builds trainflops._core with CMake (the repository's CMakeLists.txt, target
-trainflops_python) for the interpreter running pip, in ../build-pip, and
-installs it with the package in trainflops/. Metadata is in pyproject.toml.
+"""Builds trainflops._core and the command line with CMake (the repository's
+CMakeLists.txt, targets trainflops_python and trainflops) for the
+interpreter running pip, in ../build-pip, and installs them with the package
+in trainflops/ (the command line as trainflops/bin/trainflops, which the
+`trainflops` console script runs). Metadata is in pyproject.toml.
 Everything the build writes stays in ../build-pip (ignored by git).
 """
 import os
@@ -20,12 +22,16 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         subprocess.run(["cmake", "-S", str(ROOT), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release",
                         f"-DTRAINFLOPS_PYTHON_EXECUTABLE={sys.executable}"], check=True)
-        subprocess.run(["cmake", "--build", str(BUILD), "--target", "trainflops_python",
+        subprocess.run(["cmake", "--build", str(BUILD), "--target", "trainflops_python", "trainflops",
                         "-j", str(os.cpu_count() or 1)], check=True)
         built = next((BUILD / "python" / "trainflops").glob("_core*"))
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, target)
+        # The command line, run by `python -m trainflops` and the `trainflops` console script.
+        cli = target.parent / "bin" / "trainflops"
+        cli.parent.mkdir(exist_ok=True)
+        shutil.copy2(BUILD / "trainflops", cli)
 
 
 (BUILD / "setuptools").mkdir(parents=True, exist_ok=True)

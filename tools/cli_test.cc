@@ -2,6 +2,8 @@
 // and stderr.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -202,8 +204,13 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
        "trainflops: unknown flag --num-layer: Megatron-LM's parser has no such option; did you mean --num-layers? "
        "(allow unknown flags to count the model without it)\n"},
       {"count --megatron -- " + tiny,
-       "trainflops: no workload: give batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
-       "seqlen_squared_sum\n"},
+       "trainflops: no workload: give --global-batch-size N (N sequences of the model's 8 tokens, or of "
+       "--seq-length), --docs L1,L2,... (packed documents), --cu-seqlens FILE, or --total-real-tokens with "
+       "--seqlen-squared-sum (Megatron-LM's aggregates)\n"},
+      {"count --preset llama-3.1-8b",
+       "trainflops: no workload: give --global-batch-size N (N sequences of the model's 8192 tokens, or of "
+       "--seq-length), --docs L1,L2,... (packed documents), --cu-seqlens FILE, or --total-real-tokens with "
+       "--seqlen-squared-sum (Megatron-LM's aggregates)\n"},
       {"count --megatron --num-layers 2 --global-batch-size 1",
        "trainflops: The following arguments were not expected: 2 --num-layers; Megatron-LM flags go after --, as in: "
        "trainflops count --megatron -- --num-layers 32 --hidden-size 4096 ...\n"},
@@ -254,6 +261,17 @@ TEST(CliTest, SweepAndPresets) {
   ASSERT_EQ(presets.status, 0) << presets.err;
   EXPECT_NE(presets.out.find("glm-5 "), std::string::npos);
   EXPECT_NE(presets.out.find("deepseek-v3.2 "), std::string::npos);
+  // The JSON form: one object per line of the table, the same counts in full.
+  const CliRun presets_json = run("presets --format json");
+  ASSERT_EQ(presets_json.status, 0) << presets_json.err;
+  const auto listed = nlohmann::json::parse(presets_json.out);
+  EXPECT_EQ(listed.size(), static_cast<std::size_t>(std::count(presets.out.begin(), presets.out.end(), '\n')));
+  ASSERT_EQ(listed[0]["name"], "deepseek-v3");
+  EXPECT_NE(presets.out.find("deepseek-v3              671B total, 36.6B active (+ 11.6B MTP)"), std::string::npos);
+  EXPECT_EQ(listed[0]["parameters"]["total"].get<std::string>().substr(0, 3), "671");
+  EXPECT_EQ(listed[0]["parameters"]["active"].get<std::string>().size(), 11u);  // 36.6B
+  EXPECT_EQ(listed[0]["seq_length"], 4096);
+  EXPECT_EQ(run("presets --format csv").err, "trainflops: --format = \"csv\": presets prints table or json\n");
   const CliRun sweep = run("sweep --preset glm-5.2 --seq-lengths 4k,256k --format json");
   ASSERT_EQ(sweep.status, 0) << sweep.err;
   const auto json = nlohmann::json::parse(sweep.out);

@@ -13,24 +13,26 @@ namespace {
 struct CountOptions {
   ModelOptions model;
   WorkloadOptions workload;
-  std::string mode = "megatron", format = "table", recompute;  // recompute: empty as the source says
+  std::string mode = "megatron", format = "table", recompute, layers = "kinds";  // recompute: empty as the source says
   PipelineSplit pipeline;
 };
 
 Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const LayerRows layers, parse_layer_rows(o.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
   TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout,
                               pipeline_layout(source.model, o.pipeline.given() ? o.pipeline : source.pipeline));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
-  if (layout.chunks.empty()) return render(report, format);
+  if (layout.chunks.empty()) return render(report, format, layers);
   // Parameters per stage where they can be counted (an MoE layer without
   // num_experts has no total).
   const Result<ModelParameters> parameters = count_parameters(source.model);
-  return render(report, pipeline_report(report, layout, parameters.ok() ? &parameters.value() : nullptr), format);
+  return render(report, pipeline_report(report, layout, parameters.ok() ? &parameters.value() : nullptr), format,
+                layers);
 }
 
 }  // namespace
@@ -45,6 +47,9 @@ Runner add_count_command(CLI::App& app) {
                       "Executed mode: none, selective (core attention) or full (every layer); default: what "
                       "--megatron -- --recompute-granularity says, else none");
   command->add_option("--format", options->format, "table (default), json or csv");
+  command->add_option("--layers", options->layers,
+                      "The table's layer lines: kinds (default: one per kind and FLOPs), all (one per layer) or "
+                      "none; JSON and CSV list every layer");
   command->add_option("--pipeline-stages", options->pipeline.stages,
                       "Report FLOPs per pipeline stage: an even split of the decoder layers (Megatron-LM's "
                       "placement; '|' in a hybrid layer pattern gives the stages without it)");

@@ -29,6 +29,17 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
 }
 
 Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& source) {
+  // None at all: say which options give one, in the command line's words.
+  const bool none = !o.global_batch_size && !o.seq_length && o.docs.empty() && o.cu_seqlens_file.empty() &&
+                    !o.total_real_tokens && !o.seqlen_squared_sum && !source.global_batch_size;
+  if (none) {
+    const std::string sequences = source.seq_length ? "sequences of the model's " + std::to_string(*source.seq_length) +
+                                                          " tokens, or of --seq-length"
+                                                    : "sequences of --seq-length tokens";
+    return Error("no workload: give --global-batch-size N (N " + sequences +
+                 "), --docs L1,L2,... (packed documents), --cu-seqlens FILE, or --total-real-tokens with "
+                 "--seqlen-squared-sum (Megatron-LM's aggregates)");
+  }
   // The text of the options becomes numbers here; every rule about which
   // workload was given is the library's (resolve_workload), as for Python and batch.
   WorkloadInput input;

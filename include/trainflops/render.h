@@ -17,14 +17,23 @@ enum class Format { kTable, kJson, kCsv };
 
 Result<Format> parse_format(std::string_view text);
 
-// The whole output, ending in a newline. The table collapses runs of
-// identical consecutive layers into one line ("decoder.4-78  75 x ...").
-std::string render(const Report& report, Format format);
+// Which layers the table lists: a line per section, kind and FLOPs each
+// (kKinds: "decoder.4-78  dsa+moe  75 ..."; a few lines for interleaved
+// models), a line per layer (kAll), or no layer table (kNone). JSON and CSV
+// list every layer whatever it says.
+enum class LayerRows { kKinds, kAll, kNone };
+
+// "kinds", "all", "none"; else "layers = \"x\": must be one of kinds, all, none".
+Result<LayerRows> parse_layer_rows(std::string_view text);
+
+// The whole output, ending in a newline.
+std::string render(const Report& report, Format format, LayerRows layers = LayerRows::kKinds);
 
 // The same with the pipeline-stage section after it: a table of stages, a
 // "pipeline" object in JSON, "stage" and "imbalance" rows in CSV
 // (docs/output.md).
-std::string render(const Report& report, const PipelineReport& pipeline, Format format);
+std::string render(const Report& report, const PipelineReport& pipeline, Format format,
+                   LayerRows layers = LayerRows::kKinds);
 
 // "1.2346e+18" style: 5 significant digits.
 std::string format_flops(double flops);

@@ -1,6 +1,7 @@
 // How the per-token cost of training changes with context length, beside what
 // dense-attention accounting (every DSA layer charged as dense MLA attention,
-// no indexer, Megatron-LM's count before DSA support) reports for the same model.
+// no indexer, Megatron-LM's count before DSA support; every sliding window or
+// chunk as full causal attention) reports for the same model.
 #ifndef TRAINFLOPS_SWEEP_H_
 #define TRAINFLOPS_SWEEP_H_
 
@@ -25,7 +26,8 @@ struct SweepPoint {
 };
 
 // `model` with every DSA layer replaced by its MLA attention (dense core
-// attention over all causal pairs, no indexer).
+// attention over all causal pairs, no indexer), and every windowed or chunked
+// attention by full causal attention.
 Model with_dense_attention(const Model& model);
 
 Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode);

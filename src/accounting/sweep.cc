@@ -3,11 +3,12 @@
 namespace trainflops {
 namespace {
 
-void replace_dsa(std::vector<Layer>& layers) {
+// DSA as its MLA attention; sliding windows and chunks as full causal attention.
+void make_attention_dense(std::vector<Layer>& layers) {
   for (Layer& layer : layers) {
-    if (layer.mixer) {
-      if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
-    }
+    if (!layer.mixer) continue;
+    if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
+    if (auto* gqa = std::get_if<GqaAttention>(&*layer.mixer)) gqa->window = gqa->chunk = std::nullopt;
   }
 }
 
@@ -15,8 +16,8 @@ void replace_dsa(std::vector<Layer>& layers) {
 
 Model with_dense_attention(const Model& model) {
   Model dense = model;
-  replace_dsa(dense.layers);
-  for (auto& depth : dense.mtp_depths) replace_dsa(depth);
+  make_attention_dense(dense.layers);
+  for (auto& depth : dense.mtp_depths) make_attention_dense(depth);
   return dense;
 }
 

@@ -41,6 +41,28 @@ TEST(SweepTest, WithDenseAttentionKeepsTheRestOfTheModel) {
   EXPECT_EQ(layer_kind(dense.mtp_depths[0][0]), "mla+moe");
 }
 
+// Windows are sparse attention too: in model mode a windowed model's dense
+// accounting is full causal attention; a dense model has no such column.
+TEST(SweepTest, DenseColumnsOnlyWhereAttentionIsSparse) {
+  Model windowed = preset("llama-3.1-8b");
+  for (Layer& layer : windowed.layers) std::get<GqaAttention>(*layer.mixer).window = 1024;
+  const Model dense = with_dense_attention(windowed);
+  EXPECT_EQ(layer_kind(windowed.layers[0]), "swa+mlp");
+  EXPECT_EQ(layer_kind(dense.layers[0]), "gqa+mlp");
+  // 8192 tokens: full attention charges sum_i i pairs, a 1024-key window sum_i min(i, 1024).
+  const auto points = sweep(windowed, {8192}, Mode::kModel).value();
+  EXPECT_GT(points[0].dense_per_token, points[0].per_token);
+  const std::string table = render_sweep(points, "windowed", Mode::kModel, Format::kTable);
+  EXPECT_NE(table.find("  context  dense attn  this model  dense/this"), std::string::npos) << table;
+  EXPECT_NE(table.find("every sliding window as full causal attention"), std::string::npos) << table;
+  // Megatron-LM's count ignores windows: no difference, no column.
+  const auto megatron = sweep(windowed, {8192}, Mode::kMegatron).value();
+  EXPECT_EQ(megatron[0].dense_per_token, megatron[0].per_token);
+  const std::string plain = render_sweep(megatron, "windowed", Mode::kMegatron, Format::kTable);
+  EXPECT_NE(plain.find("  context  this model  core attn"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("dense"), std::string::npos) << plain;
+}
+
 TEST(SweepTest, ParseSeqLengths) {
   EXPECT_EQ(parse_seq_lengths("4k,32K,1m,100").value(), (std::vector<std::int64_t>{4096, 32768, 1048576, 100}));
   for (const char* bad : {"", "4k,", "0", "-4k", "4g", "k", "+5"}) {

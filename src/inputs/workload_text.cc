@@ -58,14 +58,24 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   }
   if (header_start + header_length > bytes.size()) return fail("truncated .npy header");
   const std::string header = bytes.substr(header_start, header_length);
-  int width = 0;
-  if (header.find("'<i8'") != std::string::npos || header.find("'|i8'") != std::string::npos) {
-    width = 8;
-  } else if (header.find("'<i4'") != std::string::npos || header.find("'|i4'") != std::string::npos) {
-    width = 4;
-  } else {
-    return fail("dtype must be little-endian int32 or int64 (header " +
-                header.substr(0, header.find_last_not_of(" \n") + 1) + ")");
+  // Any little-endian integer type: the offsets are read as int64, and an
+  // unsigned one past 2^63 - 1 is an error.
+  std::size_t width = 0;
+  bool is_signed = true;
+  for (const char* order : {"<", "|"}) {
+    for (const char kind : {'i', 'u'}) {
+      for (const char bytes_per_entry : {'1', '2', '4', '8'}) {
+        if (header.find(std::string("'") + order + kind + bytes_per_entry + "'") == std::string::npos) continue;
+        width = static_cast<std::size_t>(bytes_per_entry - '0');
+        is_signed = kind == 'i';
+      }
+    }
+  }
+  if (width == 0) {
+    const std::size_t descr = header.find("'descr': ");
+    const std::string dtype =
+        descr == std::string::npos ? "?" : header.substr(descr + 9, header.find(',', descr) - descr - 9);
+    return fail("dtype " + dtype + ": cu_seqlens must hold little-endian integers (int8 to int64, uint8 to uint64)");
   }
   const auto shape_at = header.find("'shape': (");
   if (shape_at == std::string::npos) return fail("no shape in the .npy header");
@@ -86,13 +96,20 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   }
   std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
   const char* data = bytes.data() + data_start;
-  if (width == 8) {
+  if (width == 8 && is_signed) {
     std::memcpy(values.data(), data, values.size() * 8);
-  } else {
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      std::int32_t narrow;
-      std::memcpy(&narrow, data + i * 4, 4);
-      values[i] = narrow;
+    return values;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint64_t raw = 0;
+    std::memcpy(&raw, data + i * width, width);  // little-endian into the low bytes
+    const int unused_bits = static_cast<int>(64 - 8 * width);
+    if (is_signed) {
+      values[i] = static_cast<std::int64_t>(raw << unused_bits) >> unused_bits;  // sign-extended
+    } else if (raw > static_cast<std::uint64_t>(INT64_MAX)) {
+      return fail("cu_seqlens[" + std::to_string(i) + "] = " + std::to_string(raw) + ": does not fit in int64");
+    } else {
+      values[i] = static_cast<std::int64_t>(raw);
     }
   }
   return values;
@@ -109,10 +126,14 @@ Result<Int128> parse_token_count(std::string_view text, std::string_view field) 
   std::string_view number = text;
   if (!number.empty()) {
     switch (number.back()) {
-      case 'k': case 'K': zeros = 3; break;
-      case 'm': case 'M': zeros = 6; break;
-      case 'b': case 'B': zeros = 9; break;
-      case 't': case 'T': zeros = 12; break;
+      case 'k':
+      case 'K': zeros = 3; break;
+      case 'm':
+      case 'M': zeros = 6; break;
+      case 'b':
+      case 'B': zeros = 9; break;
+      case 't':
+      case 'T': zeros = 12; break;
       default: break;
     }
     if (zeros > 0) number.remove_suffix(1);
@@ -131,7 +152,8 @@ Result<Int128> parse_token_count(std::string_view text, std::string_view field) 
   digits.append(static_cast<std::size_t>(zeros), '0');
   const std::optional<Int128> value = digits.size() <= 36 ? parse_decimal(digits) : std::nullopt;
   if (!value) {
-    return Error(ErrorCode::kOverflow, std::string(field) + " = \"" + std::string(text) + "\": too many tokens to count");
+    return Error(ErrorCode::kOverflow,
+                 std::string(field) + " = \"" + std::string(text) + "\": too many tokens to count");
   }
   if (*value < 1) return invalid();
   return *value;

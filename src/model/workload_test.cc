@@ -50,6 +50,11 @@ TEST(WorkloadTest, ReadsCuSeqlensFiles) {
       {"list.txt", "[0, 3, 3, 10]", {0, 3, 3, 10}},
       {"int64.npy", npy("<i8", "(3,)", raw<std::int64_t>({0, 7, 9})), {0, 7, 9}},
       {"int32.npy", npy("<i4", "(4,)", raw<std::int32_t>({0, 1, 2, 4})), {0, 1, 2, 4}},
+      // Any integer type whose values fit in int64.
+      {"int16.npy", npy("<i2", "(3,)", raw<std::int16_t>({0, -1, 300})), {0, -1, 300}},
+      {"uint8.npy", npy("|u1", "(3,)", raw<std::uint8_t>({0, 200, 255})), {0, 200, 255}},
+      {"uint32.npy", npy("<u4", "(2,)", raw<std::uint32_t>({0, 4000000000u})), {0, 4000000000}},
+      {"uint64.npy", npy("<u8", "(2,)", raw<std::uint64_t>({0, 9223372036854775807u})), {0, INT64_MAX}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -68,7 +73,9 @@ TEST(WorkloadTest, CuSeqlensErrors) {
   const std::vector<Case> cases = {
       {"word.txt", "0 5 x", "entry 2 = \"x\": must be a 64-bit integer"},
       {"float.npy", npy("<f8", "(1,)", raw<double>({0})),
-       "dtype must be little-endian int32 or int64 (header {'descr': '<f8', 'fortran_order': False, 'shape': (1,), })"},
+       "dtype '<f8': cu_seqlens must hold little-endian integers (int8 to int64, uint8 to uint64)"},
+      {"big.npy", npy("<u8", "(2,)", raw<std::uint64_t>({0, 9223372036854775808u})),
+       "cu_seqlens[1] = 9223372036854775808: does not fit in int64"},
       {"matrix.npy", npy("<i8", "(1, 2)", raw<std::int64_t>({0, 1})),
        "cu_seqlens must be one-dimensional (shape (1, 2))"},
       {"short.npy", npy("<i8", "(3,)", raw<std::int64_t>({0, 1})),

@@ -54,7 +54,63 @@ std::pair<std::string, long> split_name(const std::string& name) {
   return {name.substr(0, dot), std::stol(tail)};
 }
 
-std::string render_table(const Report& report) {
+// Rows of the layer table: the indices of report.layers that one line shows.
+struct LayerGroup {
+  std::vector<std::size_t> rows;
+};
+
+// kAll: a line per layer. kKinds: a line per section ("decoder", "mtp1"),
+// kind and FLOPs, in order of first appearance: interleaved models get a few
+// lines, not one per run.
+std::vector<LayerGroup> layer_groups(const Report& report, LayerRows layers) {
+  std::vector<LayerGroup> groups;
+  for (std::size_t i = 0; i < report.layers.size(); ++i) {
+    const LayerFlops& layer = report.layers[i];
+    auto same = groups.end();
+    if (layers == LayerRows::kKinds) {
+      same = std::find_if(groups.begin(), groups.end(), [&](const LayerGroup& g) {
+        const LayerFlops& first = report.layers[g.rows.front()];
+        return split_name(first.name).first == split_name(layer.name).first && first.kind == layer.kind &&
+               same_flops(first.flops, layer.flops);
+      });
+    }
+    if (same == groups.end()) {
+      groups.push_back({{i}});
+    } else {
+      same->rows.push_back(i);
+    }
+  }
+  return groups;
+}
+
+// "decoder.4-78", "decoder.1-3,5,9-12", "logits": at most 19 characters, a
+// longer list cut after its last range that fits, with ",...".
+std::string group_name(const Report& report, const LayerGroup& group) {
+  const auto [prefix, first_number] = split_name(report.layers[group.rows.front()].name);
+  if (group.rows.size() == 1 || first_number == 0) return report.layers[group.rows.front()].name;
+  std::vector<std::string> ranges;
+  for (std::size_t i = 0; i < group.rows.size();) {
+    const long start = split_name(report.layers[group.rows[i]].name).second;
+    std::size_t end = i + 1;
+    while (end < group.rows.size() &&
+           split_name(report.layers[group.rows[end]].name).second == start + static_cast<long>(end - i)) {
+      ++end;
+    }
+    const long last = start + static_cast<long>(end - i) - 1;
+    ranges.push_back(std::to_string(start) + (last > start ? "-" + std::to_string(last) : ""));
+    i = end;
+  }
+  constexpr std::size_t kWidth = 19;
+  std::string name = prefix + "." + ranges[0];
+  for (std::size_t r = 1; r < ranges.size(); ++r) {
+    const bool last = r + 1 == ranges.size();
+    if (name.size() + 1 + ranges[r].size() + (last ? 0 : 4) > kWidth) return name + ",...";
+    name += "," + ranges[r];
+  }
+  return name;
+}
+
+std::string render_table(const Report& report, LayerRows layers) {
   const double total = report.total.value;
   std::string out = "trainflops: " + std::string(mode_name(report.mode)) + " mode, one training iteration\n";
   out += "model      " + report.model + "\n";
@@ -89,29 +145,15 @@ std::string render_table(const Report& report) {
            pad_left(share_of(part.flops.value, total), 8) + "\n";
   }
 
+  if (layers == LayerRows::kNone) return out;
   out += "\n" + pad_right("layers", 20) + pad_right("kind", 14) + pad_left("count", 6) + pad_left("FLOPs each", 13) +
          pad_left("share", 8) + "\n";
-  for (std::size_t i = 0; i < report.layers.size();) {
-    const LayerFlops& first = report.layers[i];
-    const auto [prefix, number] = split_name(first.name);
-    std::size_t end = i + 1;
-    while (end < report.layers.size() && number > 0) {
-      const LayerFlops& next = report.layers[end];
-      const auto [next_prefix, next_number] = split_name(next.name);
-      if (next_prefix != prefix || next_number != number + static_cast<long>(end - i) || next.kind != first.kind ||
-          !same_flops(next.flops, first.flops)) {
-        break;
-      }
-      ++end;
-    }
-    const std::size_t run = end - i;
-    const std::string name =
-        run == 1 ? first.name
-                 : prefix + "." + std::to_string(number) + "-" + std::to_string(number + static_cast<long>(run) - 1);
-    out += pad_right(name, 20) + pad_right(first.kind, 14) + pad_left(std::to_string(run), 6) +
-           pad_left(format_flops(first.flops.value), 13) +
-           pad_left(share_of(first.flops.value * static_cast<double>(run), total), 8) + "\n";
-    i = end;
+  for (const LayerGroup& group : layer_groups(report, layers)) {
+    const LayerFlops& first = report.layers[group.rows.front()];
+    const double count = static_cast<double>(group.rows.size());
+    out += pad_right(group_name(report, group), 20) + pad_right(first.kind, 14) +
+           pad_left(std::to_string(group.rows.size()), 6) + pad_left(format_flops(first.flops.value), 13) +
+           pad_left(share_of(first.flops.value * count, total), 8) + "\n";
   }
   return out;
 }
@@ -168,9 +210,9 @@ std::string csv_row(const std::string& section, const std::string& name, const s
          (total > 0 ? shortest_decimal(flops.value / total) : "") + "\n";
 }
 
-std::string render_table(const Report& report, const PipelineReport& pipeline) {
+std::string render_table(const Report& report, const PipelineReport& pipeline, LayerRows layers) {
   const double total = report.total.value;
-  std::string out = render_table(report);
+  std::string out = render_table(report, layers);
   out += "\npipeline   " + std::to_string(pipeline.stages.size()) + " stages (" + pipeline.origin +
          "); slowest stage " + std::to_string(pipeline.slowest + 1) + ", imbalance " +
          printf_string("%.4f", pipeline.imbalance) + " (max stage / mean stage)\n\n";
@@ -251,18 +293,25 @@ Result<Format> parse_format(std::string_view text) {
 
 std::string format_flops(double flops) { return printf_string("%.4e", flops); }
 
-std::string render(const Report& report, Format format) {
+Result<LayerRows> parse_layer_rows(std::string_view text) {
+  if (text == "kinds") return LayerRows::kKinds;
+  if (text == "all") return LayerRows::kAll;
+  if (text == "none") return LayerRows::kNone;
+  return Error("layers = \"" + std::string(text) + "\": must be one of kinds, all, none");
+}
+
+std::string render(const Report& report, Format format, LayerRows layers) {
   switch (format) {
-    case Format::kTable: return render_table(report);
+    case Format::kTable: return render_table(report, layers);
     case Format::kJson: return report_json(report).dump(2) + "\n";
     case Format::kCsv: return render_csv(report);
   }
   return "";
 }
 
-std::string render(const Report& report, const PipelineReport& pipeline, Format format) {
+std::string render(const Report& report, const PipelineReport& pipeline, Format format, LayerRows layers) {
   switch (format) {
-    case Format::kTable: return render_table(report, pipeline);
+    case Format::kTable: return render_table(report, pipeline, layers);
     case Format::kJson: {
       ordered_json out = report_json(report);
       out["pipeline"] = pipeline_json(pipeline, report.total.value);

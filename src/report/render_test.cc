@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <sstream>
 
 namespace trainflops {
@@ -92,6 +93,30 @@ TEST(RenderTest, TableCollapsesIdenticalLayers) {
       << table;
   EXPECT_NE(table.find("\n6 N D      1.2165e+07 FLOPs  (6 x active x tokens; total / 6 N D = "), std::string::npos)
       << table;
+}
+
+// Interleaved layers: a line per kind (default), per layer, or none.
+TEST(RenderTest, LayerLinesByKindAllOrNone) {
+  Model model;
+  model.hidden_size = 64;
+  model.vocab_size = 100;
+  const GqaAttention attention{4, 4, 16, false, {}, {}};
+  const Layer dense{Mixer{attention}, ChannelMixer{DenseMlp{128, false}}};
+  const Layer experts{Mixer{attention}, ChannelMixer{Moe{8, 2, 32, 32, std::nullopt, false}}};
+  for (int i = 0; i < 12; ++i) model.layers.push_back(i % 3 == 2 ? dense : experts);
+  const Report report = count(model, Bshd{1, 16}, Mode::kModel).value();
+  const std::string kinds = render(report, Format::kTable);
+  EXPECT_NE(kinds.find("\ndecoder.1-2,4-5,... gqa+moe            8 "), std::string::npos) << kinds;
+  EXPECT_NE(kinds.find("\ndecoder.3,6,9,12    gqa+mlp            4 "), std::string::npos) << kinds;
+  EXPECT_NE(kinds.find("\nlogits              logits             1 "), std::string::npos) << kinds;
+  const std::string all = render(report, Format::kTable, LayerRows::kAll);
+  EXPECT_NE(all.find("\ndecoder.12          gqa+mlp            1 "), std::string::npos) << all;
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n') - std::count(kinds.begin(), kinds.end(), '\n'), 13 - 3);
+  const std::string none = render(report, Format::kTable, LayerRows::kNone);
+  EXPECT_EQ(none.find("FLOPs each"), std::string::npos);
+  EXPECT_EQ(none, kinds.substr(0, none.size()));
+  EXPECT_EQ(parse_layer_rows("kinds").value(), LayerRows::kKinds);
+  EXPECT_EQ(parse_layer_rows("runs").error().message(), "layers = \"runs\": must be one of kinds, all, none");
 }
 
 TEST(RenderTest, ParseFormat) {

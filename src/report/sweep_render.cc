@@ -1,4 +1,5 @@
 // Rendering a sweep: the table, JSON and CSV of `trainflops sweep`.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -82,16 +83,26 @@ std::string column(std::string text, std::size_t width) {
 }
 
 std::string render_table(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode) {
+  // Dense-attention accounting means something only where it differs: a DSA
+  // model, or windows the mode counts.
+  const bool dense = std::any_of(points.begin(), points.end(),
+                                 [](const SweepPoint& p) { return p.dense_per_token != p.per_token; });
   std::string out = "trainflops sweep: " + std::string(mode_name(mode)) +
                     " mode, GFLOPs per token of one training iteration (forward + backward)\n";
-  out += "model  " + model_summary + "\n\n";
-  out += column("context", 9) + column("dense attn", 12) + column("this model", 12) + column("dense/this", 12);
+  out += "model  " + model_summary + "\n";
+  if (dense) {
+    out += "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
+           "sliding window as full causal attention\n";
+  }
+  out += "\n" + column("context", 9) + (dense ? column("dense attn", 12) : "") + column("this model", 12) +
+         (dense ? column("dense/this", 12) : "");
   for (Group group : kGroups) out += column(group_title(group), 11);
   out += "\n";
   for (const SweepPoint& point : points) {
-    out += column(std::to_string(point.seq_length), 9) + column(fixed(point.dense_per_token / 1e9, 1), 12) +
+    out += column(std::to_string(point.seq_length), 9) +
+           (dense ? column(fixed(point.dense_per_token / 1e9, 1), 12) : "") +
            column(fixed(point.per_token / 1e9, 1), 12) +
-           column(fixed(point.dense_per_token / point.per_token, 2) + "x", 12);
+           (dense ? column(fixed(point.dense_per_token / point.per_token, 2) + "x", 12) : "");
     for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, 1), 11);
     out += "\n";
   }
