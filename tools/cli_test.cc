@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -179,11 +178,21 @@ TEST(CliTest, MegatronFlagsGiveTheSameTotalAsArgsJson) {
 TEST(CliTest, VerboseListsWhatDoesNotChangeFlops) {
   const CliRun result =
       run("count --verbose --megatron -- --num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
-          "--seq-length 8 --global-batch-size 1 --lr 3e-4 --bf16 --data-path 0.5 a 0.5 b");
+          "--seq-length 8 --global-batch-size 1 --lr 3e-4 --bf16 --data-path 0.5 a 0.5 b --rampup-batch-size 1 1 100 "
+          "--fp8-format hybrid");
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.err.find("ignored (does not change FLOPs): --lr 3e-4\n"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("ignored (does not change FLOPs): --bf16\n"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("ignored (does not change FLOPs): --data-path 0.5 a 0.5 b\n"), std::string::npos)
+      << result.err;
+  // Flags that change what a real run executes say what the count leaves out.
+  EXPECT_NE(result.err.find("not counted: --rampup-batch-size 1 1 100: the count is of one iteration at "
+                            "--global-batch-size; during the ramp-up iterations hold fewer sequences\n"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("not counted: --fp8-format hybrid: FLOPs are the same in FP8; MFU should then be taken "
+                            "against the FP8 peak (mfu --dtype fp8)\n"),
+            std::string::npos)
       << result.err;
 }
 

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "trainflops/megatron_flags.h"
+
 namespace trainflops::cli {
 namespace {
 
@@ -48,7 +50,12 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   for (const std::string& assumed : source.value().assumed) std::cerr << "trainflops: assumed " << assumed << "\n";
   if (o.verbose) {
     for (const std::string& ignored : source.value().ignored) {
-      std::cerr << "ignored (does not change FLOPs): " << ignored << "\n";
+      const std::optional<std::string_view> effect = uncounted_effect(ignored.substr(0, ignored.find(' ')));
+      if (effect) {
+        std::cerr << "not counted: " << ignored << ": " << *effect << "\n";
+      } else {
+        std::cerr << "ignored (does not change FLOPs): " << ignored << "\n";
+      }
     }
   }
   return source;

@@ -78,6 +78,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trainflops/megatron_args.h"
@@ -101,6 +102,13 @@ enum class UnknownFlags { kRejected, kWarned };
 
 Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& argv,
                                                  UnknownFlags unknown_flags = UnknownFlags::kRejected);
+
+// For a flag trainflops does not read that still changes what a real run
+// executes (its ramp-up, partial recomputation, FP8), what the count leaves
+// out, e.g. "the count is of one iteration at --global-batch-size; during the
+// ramp-up iterations hold fewer sequences"; nullopt for every other flag
+// (`flag` as written, "--rampup-batch-size").
+std::optional<std::string_view> uncounted_effect(std::string_view flag);
 
 // The model the flags describe. Without --vocab-size or --padded-vocab-size
 // Megatron-LM reads the vocabulary from the tokenizer's files, which

@@ -503,6 +503,34 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
   return status;
 }
 
+struct UncountedEffect {
+  std::string_view flag;
+  std::string_view effect;
+};
+
+constexpr UncountedEffect kUncountedEffects[] = {
+    {"--rampup-batch-size",
+     "the count is of one iteration at --global-batch-size; during the ramp-up iterations hold fewer sequences"},
+    {"--recompute-method",
+     "executed mode recomputes every layer under --recompute-granularity full; with the block method only "
+     "--recompute-num-layers layers per stage do, and the executed count (HFU's numerator) is an upper bound"},
+    {"--recompute-num-layers",
+     "executed mode recomputes every layer under --recompute-granularity full; with the block method only this "
+     "many layers per stage do, and the executed count (HFU's numerator) is an upper bound"},
+    {"--fp8-format", "FLOPs are the same in FP8; MFU should then be taken against the FP8 peak (mfu --dtype fp8)"},
+};
+
+}  // namespace
+
+std::optional<std::string_view> uncounted_effect(std::string_view flag) {
+  for (const UncountedEffect& entry : kUncountedEffects) {
+    if (entry.flag == flag) return entry.effect;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 // A flag that does not change FLOPs, with the values Megatron-LM's parser
 // gives it: "--lr 3e-4". An unknown flag (shape nullptr) takes the words up to
 // the next flag.
