@@ -3,7 +3,8 @@
 #
 #   make demo       builds the command-line tool alone and runs scripts/demo
 #   make test       builds everything, runs every ctest entry (unit, reference
-#                   vectors, command line, install, Python, PyTorch validation),
+#                   vectors, command line, install, Python, PyTorch validation,
+#                   the commands the docs show),
 #                   then the unit tests under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer (build-asan/)
 #   make validate   the PyTorch runtime check alone, one line per case

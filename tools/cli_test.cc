@@ -234,7 +234,7 @@ TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
       {"count --megatron --mode exact -- " + tiny + " --global-batch-size 1",
        "trainflops: mode = \"exact\": must be one of megatron, model, executed\n"},
       {"count --megatron --docs 5,x -- " + tiny,
-       "trainflops: --docs: \"x\" is not a document length (a non-negative integer)\n"},
+       "trainflops: --docs: \"x\" is not a document length (a non-negative integer, optionally with k or m)\n"},
       {"count --megatron --mode model --total-real-tokens 10 --seqlen-squared-sum 50 -- " + tiny,
        "trainflops: model mode counts every document exactly and needs their lengths (docs, cu_seqlens or a BSHD "
        "batch); total_real_tokens and seqlen_squared_sum allow megatron mode only\n"},
@@ -263,6 +263,12 @@ TEST(CliTest, PackedBatchFromCuSeqlensAndDocsAgree) {
   ASSERT_EQ(docs.status, 0) << docs.err;
   ASSERT_EQ(cu.status, 0) << cu.err;
   EXPECT_EQ(docs.out, cu.out);
+  // Lengths take the k of --seq-length: 1k is 1024 tokens.
+  std::ofstream(dir + "cu_k.txt") << "0 1024 3072\n";
+  const CliRun docs_k = run("count --mode model --format csv --docs 1k,2k " + model);
+  const CliRun cu_k = run("count --mode model --format csv --cu-seqlens " + dir + "cu_k.txt " + model);
+  ASSERT_EQ(docs_k.status, 0) << docs_k.err;
+  EXPECT_EQ(docs_k.out, cu_k.out);
 }
 
 TEST(CliTest, SweepAndPresets) {

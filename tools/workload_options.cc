@@ -10,8 +10,11 @@ Result<std::vector<std::int64_t>> parse_length_list(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    const Result<std::int64_t> length = parse_size(item, "--docs", 0, SizeSuffixes::kRejected);
-    if (!length.ok()) return Error("--docs: \"" + item + "\" is not a document length (a non-negative integer)");
+    const Result<std::int64_t> length = parse_size(item, "--docs", 0, SizeSuffixes::kAccepted);
+    if (!length.ok()) {
+      return Error("--docs: \"" + item +
+                   "\" is not a document length (a non-negative integer, optionally with k or m)");
+    }
     lengths.push_back(length.value());
   }
   return lengths;
@@ -22,7 +25,7 @@ Result<std::vector<std::int64_t>> parse_length_list(const std::string& text) {
 void add_workload_options(CLI::App& command, WorkloadOptions& options) {
   command.add_option("--global-batch-size", options.global_batch_size, "BSHD: sequences per iteration");
   command.add_option("--seq-length", options.seq_length, "BSHD: tokens per sequence (4096, or 4k)");
-  command.add_option("--docs", options.docs, "THD: packed document lengths, comma-separated");
+  command.add_option("--docs", options.docs, "THD: packed document lengths, comma-separated (4096, or 4k)");
   command.add_option("--cu-seqlens", options.cu_seqlens_file, "THD: cu_seqlens file (.npy or text)");
   command.add_option("--total-real-tokens", options.total_real_tokens, "Aggregates: T = sum of lengths");
   command.add_option("--seqlen-squared-sum", options.seqlen_squared_sum, "Aggregates: S2 = sum of squared lengths");
