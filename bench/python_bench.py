@@ -145,6 +145,36 @@ def batch_rows(args, checkout):
         os.unlink(records.name)
 
 
+def count_rows(args, cu64):
+    """trainflops.count(cu_seqlens=) over a million documents: NumPy, torch and a list, beside SeqStats over the
+    same array and NumPy's own conversion of the list."""
+    model = trainflops.Model(args)
+    stats = trainflops.SeqStats(model)
+
+    def seq_stats():
+        stats.reset()
+        stats.add_cu_seqlens(cu64)
+
+    seq_stats_time = seconds_per_call(seq_stats, 3)
+    rows = []
+    sources = [("int64 NumPy array", cu64)]
+    try:
+        import torch
+        sources.append(("CPU torch tensor", torch.from_numpy(cu64)))
+    except ImportError:
+        rows.append(("count(cu_seqlens=) torch tensor", "not measured", "torch is not installed", ""))
+    for name, source in sources:
+        counted = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=source, mode="model"), 3)
+        rows.append((f"count(cu_seqlens=) {name}, 1M docs, GLM-5 DSA", "%.2f ns/doc" % (counted / DOCUMENTS * 1e9),
+                     "%.2fx SeqStats' time over the same array" % (counted / seq_stats_time), "<= 1.2x SeqStats"))
+    as_list = cu64.tolist()
+    listed = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=as_list, mode="model"), 3)
+    converted = seconds_per_call(lambda: np.asarray(as_list), 3)
+    rows.append(("count(cu_seqlens=) Python list, 1M docs", "%.1f ns/doc" % (listed / DOCUMENTS * 1e9),
+                 "%.2fx numpy.asarray(list)'s time" % (listed / converted), "<= 1x numpy's conversion"))
+    return rows
+
+
 def main():
     with open(os.path.join(HERE, "data", "glm-5.args.json")) as f:
         args = json.load(f)
@@ -240,6 +270,7 @@ def main():
             rows.append(("SeqStats.add_cu_seqlens %s, 1M docs, GLM-5 %s" % (width, name),
                          "%.2f G docs/s" % (ours / 1e9),
                          "%.2fx numpy's sum(L), sum(L^2)" % (ours / numpy_rate), "> numpy"))
+    rows.extend(count_rows(args, cu64))
     print("\nFigures through the Python module (README, Performance)")
     print("%-52s %-14s %-58s %s" % ("figure", "measured", "ratio (same run)", "target"))
     for row in rows:

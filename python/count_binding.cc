@@ -33,6 +33,21 @@ Report count(py::handle model_spec, py::handle preset, py::handle hf, const std:
   const Mode mode = value_or_throw(parse_mode(mode_text));
   const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
   const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode, strict, allow_unknown_flags);
+  // An array of offsets alone is counted in place, in one pass: a training loop may pass millions.
+  const bool offsets_alone = !cu_seqlens.is_none() && batch_size.is_none() && seq_length.is_none() && docs.is_none() &&
+                             total_real_tokens.is_none() && seqlen_squared_sum.is_none();
+  if (offsets_alone) {
+    const py::object offsets = without_tensor(cu_seqlens, "cu_seqlens");
+    if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
+      std::optional<FlopsCounter> own;
+      if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
+      const FlopsCounter& counter = own ? *own : model->counter(mode);
+      Report report =
+          value_or_throw(std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values));
+      add_parameter_summary(model->model, report);
+      return report;
+    }
+  }
   const Workload workload =
       workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
   return value_or_throw(trainflops::count(model->model, workload, mode, recompute));

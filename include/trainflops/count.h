@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,13 @@ class FlopsCounter {
   // also the model-mode total (Report::model_total).
   Result<Report> report(const Workload& workload) const;
 
+  // report() over packed documents given by their cu_seqlens offsets (0
+  // first, non-decreasing), read in place in one pass: neither the offsets
+  // nor their lengths are copied. Equal to the report of the PackedDocuments
+  // of those lengths, errors included.
+  Result<Report> report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const;
+  Result<Report> report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const;
+
   // Report::components alone, without the per-layer rows: as fast as total()
   // times the number of components. Equal to report()'s exactly in the exact
   // modes, within rounding in megatron mode.
@@ -127,6 +135,15 @@ class FlopsCounter {
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
   Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
+  // Megatron mode: the estimate of every statistic from T and S2.
+  Result<StatisticValues> megatron_values(Int128 tokens, Int128 squared_sum,
+                                          std::optional<std::int64_t> seq_length) const;
+  template <typename Offset>
+  Result<StatisticValues> statistics_of_offsets(std::span<const Offset> cu_seqlens) const;
+  template <typename Offset>
+  Result<Report> report_of_offsets(std::span<const Offset> cu_seqlens) const;
+  // The report of evaluated statistics; model_total is the caller's.
+  Result<Report> report_of(const StatisticValues& values, std::string workload_description) const;
   Result<Flops> total_of(const StatisticValues& values) const;
 
   Mode mode_;
@@ -148,6 +165,10 @@ class FlopsCounter {
   std::shared_ptr<const StatisticSums> document_sums_;  // exact sums over packed documents
   std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };
+
+// Sets report.parameters from `model` (the model the report counts) when its
+// parameters can be counted; leaves it unset otherwise.
+void add_parameter_summary(const Model& model, Report& report);
 
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
 // with Report::parameters.

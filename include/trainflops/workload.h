@@ -48,6 +48,9 @@ Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std:
 
 // "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
 std::string describe(const Workload& workload);
+// The same for packed documents known by their number and tokens:
+// "THD, 74 packed documents, 65,536 tokens".
+std::string describe_packed(Int128 documents, Int128 tokens);
 
 }  // namespace trainflops
 

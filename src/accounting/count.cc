@@ -291,19 +291,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
     const auto* bshd = std::get_if<Bshd>(&workload);
-    const MegatronAggregates megatron{to_double(aggregates[0]), to_double(aggregates[1]),
-                                      bshd ? std::optional(bshd->seq_length) : megatron_seq_length_};
-    values.estimate.reserve(statistics_.size());
-    for (const Statistic& statistic : statistics_) {
-      const std::optional<double> estimate = megatron_estimate(statistic, megatron);
-      if (!estimate) {
-        return Error(
-            "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
-            "the model's seq_length (args) or a BSHD batch");
-      }
-      values.estimate.push_back(*estimate);
-    }
-    return values;
+    return megatron_values(aggregates[0], aggregates[1], bshd ? std::optional(bshd->seq_length) : megatron_seq_length_);
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
     // The block sums SeqStats uses: a pass over the lengths for every statistic at once.
@@ -317,6 +305,60 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
     values.exact.push_back(value);
   }
   return values;
+}
+
+Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(Int128 tokens, Int128 squared_sum,
+                                                                    std::optional<std::int64_t> seq_length) const {
+  StatisticValues values;
+  values.tokens = tokens;
+  const MegatronAggregates megatron{to_double(tokens), to_double(squared_sum), seq_length};
+  values.estimate.reserve(statistics_.size());
+  for (const Statistic& statistic : statistics_) {
+    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+    if (!estimate) {
+      return Error(
+          "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+          "the model's seq_length (args) or a BSHD batch");
+    }
+    values.estimate.push_back(*estimate);
+  }
+  return values;
+}
+
+template <typename Offset>
+Result<FlopsCounter::StatisticValues> FlopsCounter::statistics_of_offsets(std::span<const Offset> cu_seqlens) const {
+  // Megatron mode needs T and S2 = 2 x causal pairs - T; the exact modes every statistic.
+  static const StatisticSums aggregates({kTokens, kCausalPairs}, kDocumentSumBits);
+  const bool megatron = mode_ == Mode::kMegatron;
+  std::vector<Int128> sums(megatron ? 2 : statistics_.size(), 0);
+  TRAINFLOPS_RETURN_IF_ERROR((megatron ? aggregates : *document_sums_).add_cu_seqlens(cu_seqlens, sums));
+  const Int128 tokens = Int128{cu_seqlens.back()} - cu_seqlens.front();
+  if (tokens == 0) return Error("docs: the batch holds no tokens (at least one length must be positive)");
+  if (megatron) return megatron_values(tokens, 2 * sums[1] - tokens, megatron_seq_length_);
+  StatisticValues values;
+  values.exact = std::move(sums);
+  values.tokens = tokens;
+  return values;
+}
+
+template <typename Offset>
+Result<Report> FlopsCounter::report_of_offsets(std::span<const Offset> cu_seqlens) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, statistics_of_offsets(cu_seqlens));
+  TRAINFLOPS_ASSIGN_OR_RETURN(
+      Report report, report_of(values, describe_packed(static_cast<Int128>(cu_seqlens.size()) - 1, values.tokens)));
+  if (model_counter_) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues model_values, model_counter_->statistics_of_offsets(cu_seqlens));
+    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total_of(model_values));
+  }
+  return report;
+}
+
+Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const {
+  return report_of_offsets(cu_seqlens);
+}
+
+Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const {
+  return report_of_offsets(cu_seqlens);
 }
 
 Result<Flops> FlopsCounter::total(const Workload& workload) const {
@@ -356,13 +398,21 @@ Result<Flops> FlopsCounter::total_of(const StatisticValues& values) const {
 
 Result<Report> FlopsCounter::report(const Workload& workload) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, report_of(values, describe(workload)));
+  if (model_counter_) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total(workload));
+  }
+  return report;
+}
+
+Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::string workload_description) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total_flops, total_of(values));
   const bool exact = mode_ != Mode::kMegatron;
   Report report;
   report.mode = mode_;
   report.recompute = recompute_;
   report.model = model_summary_;
-  report.workload = describe(workload);
+  report.workload = std::move(workload_description);
   report.total = total_flops;
   report.tokens = values.tokens;
   report.per_token = total_flops.value / to_double(values.tokens);
@@ -392,9 +442,6 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
     report.layers.push_back(std::move(layer));
   }
   report.components = model_sums.list();
-  if (model_counter_) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total(workload));
-  }
   return report;
 }
 
@@ -419,15 +466,19 @@ Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& wor
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
+  add_parameter_summary(model, report);
+  return report;
+}
+
+void add_parameter_summary(const Model& model, Report& report) {
   const Result<ModelParameters> parameters = count_parameters(model);
-  if (!parameters.ok()) return report;  // an MoE layer without num_experts: no total to give
+  if (!parameters.ok()) return;  // an MoE layer without num_experts: no total to give
   const ParameterCount all = parameters.value().total();
   // "6 N D": one FMA per active parameter and token, trained (x3).
   const auto per_token = checked_mul(all.active, Int128{kFlopsPerFma * kTrainingExpansion});
   const auto six_n_d = per_token ? checked_mul(*per_token, report.tokens) : std::nullopt;
-  if (!six_n_d) return report;  // past 128 bits: megatron mode's aggregates allow such a count
+  if (!six_n_d) return;  // past 128 bits: megatron mode's aggregates allow such a count
   report.parameters = ParameterSummary{all.total, all.active, parameters.value().embedding.total, *six_n_d};
-  return report;
 }
 
 }  // namespace trainflops

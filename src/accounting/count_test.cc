@@ -98,6 +98,49 @@ TEST(CountTest, RepeatedAndInterleavedLayersCountEachLayer) {
   EXPECT_EQ(failed.error().message(), "layers[15].mixer.num_query_groups = 3: must divide num_heads = 8");
 }
 
+// Offsets read in place give the report of the documents they delimit, in
+// every mode, from int64 and int32 offsets, errors included.
+TEST(CountTest, CuSeqlensInPlaceEqualsTheirDocuments) {
+  Model model = llama_like(3);
+  model.layers[1].channel_mixer = Moe{8, 2, 256, std::nullopt, std::nullopt, true};
+  const std::vector<std::int64_t> offsets = {0, 5, 5, 90, 1000, 1001};
+  const std::vector<std::int32_t> narrow(offsets.begin(), offsets.end());
+  const Workload documents = PackedDocuments{lengths_from_cu_seqlens(offsets).value()};
+  for (Mode mode : {Mode::kMegatron, Mode::kModel, Mode::kExecuted}) {
+    SCOPED_TRACE(std::string(mode_name(mode)));
+    const FlopsCounter counter = FlopsCounter::create(model, mode).value();
+    const Report expected = counter.report(documents).value();
+    for (const Result<Report>& in_place : {counter.report_cu_seqlens(offsets), counter.report_cu_seqlens(narrow)}) {
+      ASSERT_TRUE(in_place.ok()) << in_place.error().message();
+      const Report& got = in_place.value();
+      EXPECT_EQ(got.total.value, expected.total.value);
+      EXPECT_EQ(got.total.exact, expected.total.exact);
+      EXPECT_EQ(to_decimal(got.tokens), to_decimal(expected.tokens));
+      EXPECT_EQ(got.model_total.has_value(), expected.model_total.has_value());
+      if (got.model_total) EXPECT_EQ(got.model_total->exact, expected.model_total->exact);
+      ASSERT_EQ(got.components.size(), expected.components.size());
+      for (std::size_t i = 0; i < got.components.size(); ++i) {
+        EXPECT_EQ(got.components[i].flops.value, expected.components[i].flops.value);
+      }
+      ASSERT_EQ(got.layers.size(), expected.layers.size());
+      for (std::size_t i = 0; i < got.layers.size(); ++i) {
+        EXPECT_EQ(got.layers[i].flops.value, expected.layers[i].flops.value) << got.layers[i].name;
+      }
+      EXPECT_EQ(in_place.value().workload, "THD, 5 packed documents, 1,001 tokens");
+    }
+  }
+  const FlopsCounter counter = FlopsCounter::create(model, Mode::kModel).value();
+  const std::vector<std::vector<std::int64_t>> bad = {{0}, {1, 5}, {0, 5, 4}, {0, 0, 0}};
+  for (const std::vector<std::int64_t>& offsets_case : bad) {
+    const Result<Report> in_place = counter.report_cu_seqlens(offsets_case);
+    ASSERT_FALSE(in_place.ok());
+    const Result<std::vector<std::int64_t>> lengths = lengths_from_cu_seqlens(offsets_case);
+    const std::string expected =
+        lengths.ok() ? counter.report(PackedDocuments{lengths.value()}).error().message() : lengths.error().message();
+    EXPECT_EQ(in_place.error().message(), expected);
+  }
+}
+
 // Megatron-LM charges S2/2 causal pairs where the exact count is sum L(L+1)/2:
 // the two differ by exactly T/2 pairs.
 TEST(CountTest, MegatronModeDiffersFromModelModeByHalfAPairPerToken) {

@@ -89,12 +89,15 @@ std::string describe(const Workload& workload) {
            with_thousands(bshd->seq_length) + " tokens = " + with_thousands(total_tokens(workload)) + " tokens";
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
-    return "THD, " + with_thousands(static_cast<Int128>(packed->lengths.size())) + " packed documents, " +
-           with_thousands(total_tokens(workload)) + " tokens";
+    return describe_packed(static_cast<Int128>(packed->lengths.size()), total_tokens(workload));
   }
   const auto& aggregates = std::get<SequenceAggregates>(workload);
   return "aggregates, " + with_thousands(aggregates.total_tokens) + " tokens, sum of squared lengths " +
          with_thousands(aggregates.squared_sum);
+}
+
+std::string describe_packed(Int128 documents, Int128 tokens) {
+  return "THD, " + with_thousands(documents) + " packed documents, " + with_thousands(tokens) + " tokens";
 }
 
 }  // namespace trainflops
