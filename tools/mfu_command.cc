@@ -11,6 +11,7 @@
 #include "command.h"
 #include "model_source.h"
 #include "peak_options.h"
+#include "printed.h"
 #include "trainflops/count.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_log.h"
@@ -34,12 +35,6 @@ struct MfuOptions {
   PeakOptions peak;
   std::optional<double> executed_flops;
 };
-
-std::string printed(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
 
 // How the step time was given: exactly one way.
 Result<std::optional<MegatronLogIteration>> read_log(const MfuOptions& o) {
@@ -86,8 +81,8 @@ Result<std::string> run_mfu(MfuOptions o) {
   const StepMeasurement step{model_flops, executed, step_time_s, *o.num_gpus, peak.tflops};
   TRAINFLOPS_ASSIGN_OR_RETURN(const Utilization use, utilization(step));
   const double tokens_per_s = to_double(report.tokens) / step.step_time_s;
-  // Megatron-LM's own number: its TFLOP/s per GPU over the same peak.
-  const std::optional<double> megatron_tflops = log ? log->tflops_per_gpu : std::nullopt;
+  // Megatron-LM's own number, its TFLOP/s per GPU over the same peak (0: the log has none).
+  const double megatron_tflops = log ? log->tflops_per_gpu.value_or(0) : 0;
 
   if (format == Format::kJson) {
     nlohmann::ordered_json out;
@@ -109,9 +104,9 @@ Result<std::string> run_mfu(MfuOptions o) {
     if (log) {
       out["megatron_log"] = {{"file", o.megatron_log}, {"line", log->line}};
       if (log->iteration) out["megatron_log"]["iteration"] = *log->iteration;
-      if (megatron_tflops) {
-        out["megatron_log"]["tflops_per_gpu"] = *megatron_tflops;
-        out["megatron_log"]["mfu"] = *megatron_tflops / peak.tflops;
+      if (megatron_tflops > 0) {
+        out["megatron_log"]["tflops_per_gpu"] = megatron_tflops;
+        out["megatron_log"]["mfu"] = megatron_tflops / peak.tflops;
       }
     }
     return out.dump(2) + "\n";
@@ -135,10 +130,10 @@ Result<std::string> run_mfu(MfuOptions o) {
            printed("%.1f TFLOP/s per GPU", *use.executed_tflops_per_gpu) + "\n";
     out += "HFU        " + printed("%.2f%%", 100 * *use.hfu) + "\n";
   }
-  if (megatron_tflops) {
-    out += "Megatron   " + printed("%.1f TFLOP/s per GPU", *megatron_tflops) + " in its log: MFU " +
-           printed("%.2f%%", 100 * *megatron_tflops / peak.tflops) + " by its own count (" +
-           printed("%.4f", *megatron_tflops / use.tflops_per_gpu) + " x trainflops')\n";
+  if (megatron_tflops > 0) {
+    out += "Megatron   " + printed("%.1f TFLOP/s per GPU", megatron_tflops) + " in its log: MFU " +
+           printed("%.2f%%", 100 * megatron_tflops / peak.tflops) + " by its own count (" +
+           printed("%.4f", megatron_tflops / use.tflops_per_gpu) + " x trainflops')\n";
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "command.h"
 #include "model_source.h"
 #include "peak_options.h"
+#include "printed.h"
 #include "trainflops/plan.h"
 #include "trainflops/render.h"
 #include "trainflops/workload_text.h"
@@ -26,12 +27,6 @@ struct PlanOptions {
   std::optional<std::int64_t> num_gpus;
   std::optional<double> price_per_gpu_hour;
 };
-
-std::string printed(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
 
 // "14.8T@4k,100B@32k": the tokens and the sequence length of each stage.
 Result<std::vector<PlanStage>> parse_stages(const std::string& text) {

@@ -117,7 +117,9 @@ TEST(CountTest, CuSeqlensInPlaceEqualsTheirDocuments) {
       EXPECT_EQ(got.total.exact, expected.total.exact);
       EXPECT_EQ(to_decimal(got.tokens), to_decimal(expected.tokens));
       EXPECT_EQ(got.model_total.has_value(), expected.model_total.has_value());
-      if (got.model_total) EXPECT_EQ(got.model_total->exact, expected.model_total->exact);
+      if (got.model_total) {
+        EXPECT_EQ(got.model_total->exact, expected.model_total->exact);
+      }
       ASSERT_EQ(got.components.size(), expected.components.size());
       for (std::size_t i = 0; i < got.components.size(); ++i) {
         EXPECT_EQ(got.components[i].flops.value, expected.components[i].flops.value);
