@@ -26,7 +26,10 @@ Runner add_batch_command(CLI::App& app) {
         answer = {R"({"error":"line )" + std::to_string(number) + R"(: not counted: out of resources"})", false};
       }
       all_ok = all_ok && answer.ok;
-      std::cout << answer.json << '\n' << std::flush;
+      std::cout << answer.json << '\n';
+      // Answers go out before the next read could wait for input (a caller
+      // may be waiting on each answer), and in one write while input is queued.
+      if (std::cin.rdbuf()->in_avail() <= 0) std::cout.flush();
       if (!std::cout) break;
     }
     return finish_output(all_ok ? 0 : kSomeRecordsFailed);

@@ -1,7 +1,6 @@
 #include "trainflops/megatron_args.h"
 
 #include <algorithm>
-#include <set>
 
 #include "base/json_text.h"
 #include "inputs/megatron_args_json.h"
@@ -607,25 +606,42 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
 }  // namespace
 
+namespace {
+
+// Each argument's reader, by name: a record is read in one pass over its keys.
+struct ArgReader {
+  std::string_view name;
+  Status (*read)(const json& value, MegatronArgs& args);
+};
+
+const std::vector<ArgReader>& arg_readers() {
+  static const std::vector<ArgReader> readers = [] {
+    std::vector<ArgReader> all = {
+#define TRAINFLOPS_ARG_READER(type, member) \
+  {#member, [](const json& value, MegatronArgs& args) { return read(#member, value, args.member); }},
+        TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_ARG_READER)
+#undef TRAINFLOPS_ARG_READER
+    };
+    std::sort(all.begin(), all.end(), [](const ArgReader& a, const ArgReader& b) { return a.name < b.name; });
+    return all;
+  }();
+  return readers;
+}
+
+}  // namespace
+
 Result<ParsedMegatronArgs> megatron_args_from_json(const json& object) {
   if (!object.is_object()) return Error("args: must be a JSON object of Megatron-LM arguments, got " + object.dump());
-  static const std::set<std::string, std::less<>> known = [] {
-    std::set<std::string, std::less<>> names;
-    MegatronArgs args;
-    for_each_megatron_arg(args, [&](std::string_view name, auto&) { names.emplace(name); });
-    return names;
-  }();
+  const std::vector<ArgReader>& readers = arg_readers();
   ParsedMegatronArgs parsed;
-  Status status = Ok{};
-  for_each_megatron_arg(parsed.args, [&](std::string_view name, auto& member) {
-    if (!status.ok()) return;
-    const auto it = object.find(name);
-    if (it == object.end() || it->is_null()) return;
-    status = read(name, *it, member);
-  });
-  TRAINFLOPS_RETURN_IF_ERROR(status);
   for (const auto& [key, value] : object.items()) {
-    if (known.find(key) == known.end()) parsed.ignored.push_back(key);
+    const auto reader = std::lower_bound(readers.begin(), readers.end(), key,
+                                         [](const ArgReader& r, const std::string& name) { return r.name < name; });
+    if (reader == readers.end() || reader->name != key) {
+      parsed.ignored.push_back(key);
+    } else if (!value.is_null()) {
+      TRAINFLOPS_RETURN_IF_ERROR(reader->read(value, parsed.args));
+    }
   }
   return parsed;
 }
