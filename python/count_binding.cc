@@ -170,9 +170,21 @@ modes). str(report) is the table `trainflops count` prints.)")
              py::arg("batch_size"), py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"),
              py::arg("total_real_tokens"), py::arg("seqlen_squared_sum"), py::arg("dsa_indexer_grad_mode"),
              py::arg("strict"), py::arg("allow_unknown_flags"), "See trainflops.count.");
-  module.def("megatron_flops", &megatron_flops, py::arg("args"), py::arg("batch_size"),
-             py::arg("seqlen_squared_sum_in_batch"), py::arg("total_real_tokens_in_batch"),
-             "See trainflops.megatron.num_floating_point_operations.");
+  // Bound as trainflops.megatron.num_floating_point_operations itself: a
+  // training loop calls it every iteration, and a Python wrapper would add a frame.
+  module.def("num_floating_point_operations", &megatron_flops, py::arg("args"), py::arg("batch_size"),
+             py::arg("seqlen_squared_sum_in_batch") = py::none(), py::arg("total_real_tokens_in_batch") = py::none(),
+             R"(FLOPs of one training iteration over a global batch of batch_size sequences, a float.
+
+Without the aggregates the batch is BSHD: batch_size sequences of
+args.seq_length tokens. With packed sequences, seqlen_squared_sum_in_batch
+(sum of squared document lengths) and total_real_tokens_in_batch (sum of
+lengths) replace batch_size * seq_length**2 and batch_size * seq_length;
+either one left None takes that BSHD value, as in Megatron-LM. With both
+given, batch_size is not read and may be None.
+
+args may also be a trainflops.Model built once from it, which skips
+reading the arguments on every call.)");
 }
 
 }  // namespace trainflops::python

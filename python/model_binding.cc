@@ -247,7 +247,8 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
     if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec, allow_unknown_flags);
   } else if (is_plain_namespace(spec)) {
     // Every attribute is in __dict__: reading it spares an AttributeError per absent name.
-    const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr("__dict__"));
+    static const py::handle dict_name = py::str("__dict__").release();  // made once, as the drop-in runs often
+    const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr(dict_name));
     auto result = from_named_values(
         [&](const py::str& name) {
           return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(attributes.ptr(), name.ptr()));
