@@ -95,11 +95,10 @@ Result<RunPlan> make_plan(const PlanOptions& o, const ModelSource& source, const
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t seq_length, seq_length_of(o, source));
   if (o.days) {
-    Result<RunPlan> plan = plan_for_time(counter, seq_length, batch, cluster, *o.days * kSecondsPerDay);
-    if (!plan.ok() && !(*o.days > 0 && std::isfinite(*o.days))) {
+    if (!(*o.days > 0 && std::isfinite(*o.days))) {
       return Error("--days = " + printed("%g", *o.days) + ": must be a positive number");
     }
-    return plan;
+    return plan_for_time(counter, seq_length, batch, cluster, *o.days * kSecondsPerDay);
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 tokens, parse_token_count(*o.tokens, "--tokens"));
   return plan_run(counter, {PlanStage{tokens, seq_length}}, batch, cluster);
