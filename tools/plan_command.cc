@@ -182,13 +182,13 @@ std::string render_csv(const RunPlan& plan) {
   for (std::size_t i = 0; i < plan.stages.size(); ++i) {
     const StagePlan& s = plan.stages[i];
     out += std::to_string(i + 1) + "," + std::to_string(s.seq_length) + "," + std::to_string(s.sequences) + "," +
-           to_decimal(s.tokens) + "," + to_decimal(s.iterations) + "," + printed("%.17g", s.flops_per_iteration.value) +
-           "," + printed("%.17g", s.flops) + "," + printed("%.17g", s.seconds / kSecondsPerDay) + "," +
-           printed("%.17g", s.gpu_hours) + "," + (s.cost ? printed("%.17g", *s.cost) : "") + "\n";
+           to_decimal(s.tokens) + "," + to_decimal(s.iterations) + "," + shortest_decimal(s.flops_per_iteration.value) +
+           "," + shortest_decimal(s.flops) + "," + shortest_decimal(s.seconds / kSecondsPerDay) + "," +
+           shortest_decimal(s.gpu_hours) + "," + (s.cost ? shortest_decimal(*s.cost) : "") + "\n";
   }
-  out += "all,,," + to_decimal(plan.tokens) + ",,," + printed("%.17g", plan.flops) + "," +
-         printed("%.17g", plan.seconds / kSecondsPerDay) + "," + printed("%.17g", plan.gpu_hours) + "," +
-         (plan.cost ? printed("%.17g", *plan.cost) : "") + "\n";
+  out += "all,,," + to_decimal(plan.tokens) + ",,," + shortest_decimal(plan.flops) + "," +
+         shortest_decimal(plan.seconds / kSecondsPerDay) + "," + shortest_decimal(plan.gpu_hours) + "," +
+         (plan.cost ? shortest_decimal(*plan.cost) : "") + "\n";
   return out;
 }
 

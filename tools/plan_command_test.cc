@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli_run.h"
@@ -68,6 +69,28 @@ TEST(PlanCommandTest, StagesOfContextLengthsAndTheInverse) {
   const nlohmann::json inverse = plan(option);
   EXPECT_EQ(inverse["stages"][0]["iterations"], "3");
   EXPECT_EQ(inverse["total"]["tokens"], "98304");
+}
+
+// CSV numbers read back as the JSON's doubles.
+TEST(PlanCommandTest, CsvRowsMatchTheJson) {
+  const std::string options = "--tokens 327680 --num-gpus 4 --peak-tflops 1000 --mfu 50% --price-per-gpu-hour 3 ";
+  const CliRun csv = run("plan " + options + "--format csv " + kModel);
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  const nlohmann::json json = nlohmann::json::parse(run("plan " + options + "--format json " + kModel).out);
+  const std::string stage =
+      "1,4096,8,327680,10,1581029001265152," + std::to_string(static_cast<long long>(10 * kIterationFlops)) + ",";
+  EXPECT_EQ(csv.out.rfind(
+                "stage,seq_length,sequences_per_iteration,tokens,iterations,flops_per_iteration,flops,days,gpu_hours,"
+                "cost\n" +
+                    stage,
+                0),
+            0u)
+      << csv.out;
+  const std::string all = csv.out.substr(csv.out.find("\nall,,,") + 1);
+  std::istringstream fields(all);
+  std::string field;
+  for (int i = 0; i < 8; ++i) std::getline(fields, field, ',');  // all,,,tokens,,,flops,days
+  EXPECT_EQ(std::stod(field), json["total"]["days"].get<double>()) << all;
 }
 
 TEST(PlanCommandTest, TableWithADecimalBudget) {

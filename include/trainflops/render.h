@@ -38,6 +38,10 @@ std::string render(const Report& report, const PipelineReport& pipeline, Format 
 // "1.2346e+18" style: 5 significant digits.
 std::string format_flops(double flops);
 
+// The shortest decimal that reads back as exactly `value`, as the JSON and
+// CSV outputs write numbers: "302592963584", "0.9283093991907119", "1e+20".
+std::string shortest_decimal(double value);
+
 // Table (GFLOPs per token, grouped components), JSON or CSV (every component).
 std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
                          Format format);

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "report/number_text.h"
 #include "trainflops/render.h"
 
 namespace trainflops {
