@@ -31,6 +31,7 @@ Runner add_presets_command(CLI::App& app);
 Runner add_mfu_command(CLI::App& app);
 Runner add_gpus_command(CLI::App& app);
 Runner add_plan_command(CLI::App& app);
+Runner add_compare_command(CLI::App& app);
 
 // Prints "trainflops: <message>" on stderr and returns kBadInput.
 int report_error(const Error& error);

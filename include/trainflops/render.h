@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "trainflops/compare.h"
 #include "trainflops/count.h"
 #include "trainflops/pipeline.h"
 #include "trainflops/result.h"
@@ -45,6 +46,11 @@ std::string shortest_decimal(double value);
 // Table (GFLOPs per token, grouped components), JSON or CSV (every component).
 std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
                          Format format);
+
+// `trainflops compare`: every framework's number beside model mode's, with
+// each difference split by convention (docs/compare.md). The table and CSV
+// print exact integers; JSON writes them as decimal strings.
+std::string render_comparison(const Comparison& comparison, Format format);
 
 }  // namespace trainflops
 

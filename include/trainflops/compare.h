@@ -1,0 +1,115 @@
+// Other frameworks' FLOPs numbers for one model and one sequence length, each
+// reconciled with trainflops' model count convention by convention.
+//
+// A framework's FLOPs function is described here as data: one choice per
+// convention (how it counts causal pairs, sliding windows, the MoE router,
+// MTP, DSA, the attention output gate, norms, ...), not as a copy of its code.
+// Every framework's number is counted from the same layer terms as the modes
+// (layer_flops.h) with its choices applied, exactly in integers; the
+// difference from model mode is split by switching the choices from model
+// mode's to the framework's one convention at a time, in a fixed order, so the
+// differences sum exactly to the total difference. docs/compare.md gives, for
+// each choice, the framework's file and version it was read from.
+#ifndef TRAINFLOPS_COMPARE_H_
+#define TRAINFLOPS_COMPARE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainflops/int128.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+enum class Framework {
+  kTrainflopsModel,     // trainflops' model mode: MFU's numerator
+  kTrainflopsExecuted,  // trainflops' executed mode: HFU's numerator
+  kMegatronMain,        // Megatron-LM's num_floating_point_operations, main branch (DSA as dense MLA)
+  kMegatronDsaFix,      // the same with its DSA fix (trainflops' megatron mode)
+  kMegatronBridge,      // Megatron-Bridge's flop_utils.num_floating_point_operations
+  kMaxText,             // MaxText's calculate_tflops_training_per_device
+  kTorchtitan,          // torchtitan's get_nparams_and_flops
+  kNemoRl,              // NeMo-RL's flops_formulas, as its flops_tracker picks them
+};
+
+inline constexpr Framework kAllFrameworks[] = {
+    Framework::kTrainflopsModel, Framework::kTrainflopsExecuted,
+    Framework::kMegatronMain,    Framework::kMegatronDsaFix,
+    Framework::kMegatronBridge,  Framework::kMaxText,
+    Framework::kTorchtitan,      Framework::kNemoRl,
+};
+
+// "trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
+// "megatron-bridge", "maxtext", "torchtitan", "nemo-rl" (JSON and CSV keys);
+// framework_title(): "Megatron-LM main", ... for tables.
+std::string_view framework_name(Framework framework);
+std::string_view framework_title(Framework framework);
+
+// The conventions a framework chooses among, in the order the reconciliation
+// switches them.
+enum class ConventionKind {
+  kCausalPairs,       // how many (query, key) pairs causal attention charges
+  kSlidingWindows,    // how windowed (and chunked) attention is charged
+  kMoeRouter,         // the router GEMM (h x experts per token)
+  kMtp,               // what an MTP depth costs
+  kMtpLayerKind,      // which mixer an MTP layer is charged as
+  kDsaCore,           // DSA's core attention: form and pairs
+  kDsaIndexer,        // DSA's lightning indexer
+  kOutputGate,        // the attention output gate's projection
+  kNorms,             // MLA's LoRA norms and MTP's norms, charged as products
+  kDenseLayersAsMoe,  // the dense-MLP layers of an MoE model charged as MoE layers
+};
+
+inline constexpr ConventionKind kAllConventionKinds[] = {
+    ConventionKind::kCausalPairs,  ConventionKind::kSlidingWindows,
+    ConventionKind::kMoeRouter,    ConventionKind::kMtp,
+    ConventionKind::kMtpLayerKind, ConventionKind::kDsaCore,
+    ConventionKind::kDsaIndexer,   ConventionKind::kOutputGate,
+    ConventionKind::kNorms,        ConventionKind::kDenseLayersAsMoe,
+};
+
+// "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read
+// "causal attention", "sliding windows", ...
+std::string_view convention_name(ConventionKind kind);
+std::string_view convention_title(ConventionKind kind);
+
+// One framework's share of the difference from model mode.
+struct ConventionDifference {
+  ConventionKind kind;
+  std::string choice;  // the framework's choice, e.g. "all L^2 pairs"
+  Int128 flops = 0;    // framework minus model, this convention alone (non-zero)
+};
+
+struct FrameworkCount {
+  Framework framework;
+  // Unset when the framework cannot express the model or workload; `reason` says why.
+  std::optional<Int128> flops;
+  std::string reason;
+  // Non-zero only, in kAllConventionKinds order; they sum exactly to
+  // flops - Comparison::model_flops.
+  std::vector<ConventionDifference> differences;
+};
+
+struct Comparison {
+  std::string model;  // summarize(model)
+  std::int64_t seq_length = 0;
+  std::int64_t sequences = 0;              // per iteration
+  Int128 model_flops = 0;                  // trainflops model mode, the reconciliations' base
+  std::vector<FrameworkCount> frameworks;  // one per kAllFrameworks entry, in that order
+};
+
+// Every framework's FLOPs for one training iteration of `sequences` sequences
+// of `seq_length` tokens (no packing: the frameworks' functions take one
+// length). The frameworks cannot express models with Mamba-2, gated delta
+// product or DeepSeek-V4 layers here (their reasons say so); trainflops' two
+// modes always can. Errors: an invalid model, seq_length or sequences < 1, a
+// count that does not fit in 128 bits.
+Result<Comparison> compare_frameworks(const Model& model, std::int64_t seq_length, std::int64_t sequences);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_COMPARE_H_

@@ -1,0 +1,287 @@
+// Each framework's number against its own rule, written here as a closed form
+// from the framework's source (docs/compare.md cites the files), for small
+// models where every size is distinct enough to catch a misplaced term.
+#include "trainflops/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace trainflops {
+namespace {
+
+constexpr std::int64_t kH = 8, kVocab = 10;
+
+// Sizes shared by the models below.
+constexpr std::int64_t kHeads = 2, kGroups = 1, kHeadDim = 4;                // GQA: q = 8, kv = 4
+constexpr std::int64_t kFfn = 16;                                            // dense MLP
+constexpr std::int64_t kExperts = 4, kTopk = 2, kExpertFfn = 6;              // MoE
+constexpr std::int64_t kQLora = 4, kKvLora = 5, kQk = 3, kRope = 2, kV = 3;  // MLA
+
+Layer gqa_layer(ChannelMixer channel_mixer, std::optional<std::int64_t> window = {}, bool gate = false) {
+  return Layer{Mixer{GqaAttention{kHeads, kGroups, kHeadDim, gate, window, {}}}, std::move(channel_mixer)};
+}
+
+DenseMlp dense() { return DenseMlp{kFfn, true}; }
+Moe moe(std::optional<std::int64_t> shared) { return Moe{kExperts, kTopk, kExpertFfn, shared, {}, true}; }
+MlaAttention mla() { return MlaAttention{kHeads, kQLora, kKvLora, kQk, kRope, kV}; }
+
+Model model_of(std::vector<Layer> layers, std::vector<std::vector<Layer>> mtp = {}) {
+  Model model;
+  model.hidden_size = kH;
+  model.vocab_size = kVocab;
+  model.layers = std::move(layers);
+  model.mtp_depths = std::move(mtp);
+  return model;
+}
+
+// name -> FLOPs, or -1 when the framework cannot express the model.
+std::map<std::string, Int128> numbers(const Model& model, std::int64_t length) {
+  const Result<Comparison> comparison = compare_frameworks(model, length, 1);
+  EXPECT_TRUE(comparison.ok()) << comparison.error().message();
+  std::map<std::string, Int128> out;
+  if (!comparison.ok()) return out;
+  for (const FrameworkCount& f : comparison.value().frameworks) {
+    out[std::string(framework_name(f.framework))] = f.flops ? *f.flops : Int128{-1};
+    Int128 sum = 0;
+    for (const ConventionDifference& d : f.differences) sum += d.flops;
+    if (f.flops) {
+      EXPECT_EQ(to_decimal(sum), to_decimal(*f.flops - comparison.value().model_flops));
+    }
+  }
+  return out;
+}
+
+void expect_flops(const std::map<std::string, Int128>& got, const std::string& name, Int128 want) {
+  ASSERT_TRUE(got.count(name)) << name;
+  EXPECT_EQ(to_decimal(got.at(name)), to_decimal(want)) << name;
+}
+
+// Per-token multiply-adds of the parts (FMAs), as every framework writes them.
+constexpr Int128 kQ = kHeads * kHeadDim, kKv = kGroups * kHeadDim;
+constexpr Int128 kGqaProjections = kH * (kQ + 2 * kKv) + kQ * kH;  // 192
+constexpr Int128 kGate = kH * kQ;
+constexpr Int128 kDenseMlp = 3 * kH * kFfn;  // 384
+constexpr Int128 kRouted = 3 * kH * kExpertFfn * kTopk, kShared = 3 * kH * kExpertFfn;
+constexpr Int128 kRouter = kH * kExperts;
+constexpr Int128 kLogits = kH * kVocab;
+
+// A dense GQA layer with a window of 3 keys, a GQA+MoE layer (shared expert,
+// output gate) and one MTP depth copying it.
+Model windowed_moe_model() {
+  Layer moe_layer = gqa_layer(moe(kExpertFfn), {}, true);
+  return model_of({gqa_layer(dense(), 3), moe_layer}, {{moe_layer}});
+}
+
+TEST(CompareTest, GqaWindowsMoeAndMtpByEachFrameworksRule) {
+  for (std::int64_t s : {2, 3, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(windowed_moe_model(), s);
+    const Int128 S = s, w = std::min<Int128>(3, S);
+    const Int128 pairs_exact = S * (S + 1) / 2, window_exact = S <= 3 ? S * (S + 1) / 2 : 3 * S - 3;
+    const Int128 per_token_layers = (kGqaProjections) + kDenseMlp + 2 * (kGqaProjections + kGate + kRouted + kShared);
+    const Int128 mtp_projection = 2 * kH * kH + 3 * kH;
+    // trainflops model: exact pairs, the window's own pairs.
+    expect_flops(
+        got, "trainflops-model",
+        6 * (S * (per_token_layers + mtp_projection + 2 * kLogits) + 2 * kQ * (window_exact + 2 * pairs_exact)));
+    // Megatron-LM (training.py): every layer S^2/2 pairs, the window ignored;
+    // seq * (... + 2 q S/2) per layer, doubled here to stay in integers.
+    const Int128 megatron = 6 * (S * (per_token_layers + mtp_projection + 2 * kLogits)) + 6 * 3 * kQ * S * S;
+    expect_flops(got, "megatron-lm", megatron);
+    expect_flops(got, "megatron-lm-dsa-fix", megatron);
+    // Megatron-Bridge: the window's context W - W(W-1)/2S when W < S, else S/2.
+    const Int128 bridge_window = 3 < S ? 2 * kQ * (3 * S - 3) : kQ * S * S;
+    expect_flops(got, "megatron-bridge",
+                 6 * (S * (per_token_layers + mtp_projection + 2 * kLogits)) + 6 * (bridge_window + 2 * kQ * S * S));
+    // MaxText: no gate in qkv, the router's 2 S h E, the window's S W - W^2/2
+    // (4 (...) n hd), global layers 2 S^2 n hd; MTP: the last layer again.
+    const Int128 maxtext_weights = 2 * S * (kGqaProjections + kDenseMlp) +
+                                   2 * 2 * S * (kGqaProjections + kRouted + kShared + kRouter) + 2 * S * kLogits;
+    const Int128 maxtext_attention = (4 * (S * w) - 2 * w * w) * kQ + 2 * (2 * S * S * kQ);
+    expect_flops(got, "maxtext", 3 * (maxtext_weights + maxtext_attention));
+    // torchtitan: 6 per active non-embedding parameter, 6 L n (2 hd) S^2.
+    const Int128 parameters =
+        kGqaProjections + kDenseMlp + kGqaProjections + kGate + kRouted + kShared + kRouter + kLogits;
+    expect_flops(got, "torchtitan", 6 * parameters * S + 6 * 2 * kHeads * (2 * kHeadDim) * S * S);
+    expect_flops(got, "nemo-rl", -1);  // windows, an output gate
+  }
+}
+
+TEST(CompareTest, NemoRlQwen3AndLlamaFormulas) {
+  // Qwen3-MoE through NeMo-RL's qwen3(): attention 6 S L (2 q h + 2 kv h + S q),
+  // MLP 6 S L h 3 (intermediate = top-k x expert width), vocabulary 6 S h V.
+  const Model qwen3 = model_of({gqa_layer(moe(std::nullopt)), gqa_layer(moe(std::nullopt))});
+  const Model llama = model_of({gqa_layer(dense()), gqa_layer(dense())});
+  for (std::int64_t s : {1, 6}) {
+    const Int128 S = s;
+    const Int128 attention = 6 * S * 2 * (2 * kQ * kH + 2 * kKv * kH + S * kQ);
+    expect_flops(numbers(qwen3, s), "nemo-rl", attention + 6 * S * 2 * kH * 3 * (kExpertFfn * kTopk) + 6 * S * kLogits);
+    // llama(): S L h^2 (12 + 12 g/n + 18 f/h + 6 S/h + 6 V/(L h)), with n hd = h.
+    static_assert(kQ == kH);
+    const Int128 per_token_layer = 12 * kH * kH + 12 * kH * kH * kGroups / kHeads + 18 * kFfn * kH + 6 * S * kH;
+    expect_flops(numbers(llama, s), "nemo-rl", S * (2 * per_token_layer + 6 * kVocab * kH));
+  }
+}
+
+TEST(CompareTest, MlaWithMtpByEachFrameworksRule) {
+  const Layer moe_layer{Mixer{mla()}, ChannelMixer{moe(kExpertFfn)}};
+  const Model model = model_of({Layer{Mixer{mla()}, ChannelMixer{dense()}}, moe_layer}, {{moe_layer}});
+  constexpr Int128 n = kHeads;
+  // MLA projections without the LoRA norms (MaxText, NeMo-RL, torchtitan's matmuls).
+  constexpr Int128 projections =
+      kH * kQLora + kQLora * n * (kQk + kRope) + kH * (kKvLora + kRope) + kKvLora * n * (kQk + kV) + n * kV * kH;
+  constexpr Int128 norms = kQLora + kKvLora;
+  constexpr Int128 pair = n * (kQk + kRope + kV);
+  for (std::int64_t s : {1, 5}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(model, s);
+    const Int128 S = s;
+    const Int128 layers = 3 * (projections + norms) + kDenseMlp + 2 * (kRouted + kShared);
+    // Megatron-LM: q_lora (h + n (qk + rope) + 1), kv_lora (h + n (qk + v) + 1) + h rope, n v h,
+    // core S/2 per token; MTP 3h + 2h^2 and its logits.
+    const Int128 megatron = 6 * S * (layers + 3 * kH + 2 * kH * kH + 2 * kLogits) + 3 * 3 * pair * S * S;
+    expect_flops(got, "megatron-lm", megatron);
+    expect_flops(got, "megatron-lm-dsa-fix", megatron);
+    expect_flops(got, "megatron-bridge", megatron);
+    // MaxText (DeepSeek block): projections without norms, router, attention
+    // 2 S S n (qk + rope + v) / 2; MTP adds the last layer only.
+    const Int128 maxtext =
+        3 * (2 * S * (3 * projections + kDenseMlp + 2 * (kRouted + kShared + kRouter) + kLogits) + 3 * S * S * pair);
+    expect_flops(got, "maxtext", maxtext);
+    // torchtitan: 6 per parameter (the q and kv norm weights among them),
+    // 6 L n (qk + rope + v) S^2 without MTP.
+    const Int128 parameters = 2 * (projections + norms) + kDenseMlp + kRouted + kShared + kRouter + kLogits;
+    expect_flops(got, "torchtitan", 6 * parameters * S + 6 * 2 * pair * S * S);
+    // NeMo-RL deepseekv3(): every layer MoE (shared + top-k), no norms, no MTP,
+    // attention 6 (0.5 (qk + rope) n S^2 + 0.5 v n S^2) L.
+    expect_flops(got, "nemo-rl",
+                 3 * 2 * pair * S * S + 6 * S * (2 * projections + 2 * (kShared + kRouted)) + 6 * kVocab * kH * S);
+  }
+}
+
+// DSA: index sharing (the second layer reuses the first's top-k), one MTP
+// depth that runs its own indexer, a top-k of 4.
+constexpr std::int64_t kIndexerHeads = 2, kIndexerDim = 3, kDsaTopk = 4;
+
+Model dsa_model(DsaIndexer::GradMode mode) {
+  const DsaIndexer indexer{kIndexerHeads, kIndexerDim, kDsaTopk, mode, 1, true};
+  const auto layer = [&](bool runs_indexer, ChannelMixer channel) {
+    return Layer{Mixer{DsaAttention{mla(), indexer, runs_indexer}}, std::move(channel)};
+  };
+  return model_of({layer(true, dense()), layer(false, moe(kExpertFfn))}, {{layer(true, moe(kExpertFfn))}});
+}
+
+TEST(CompareTest, DsaByEachFrameworksRule) {
+  using Mode = DsaIndexer::GradMode;
+  constexpr Int128 n = kHeads, nh = kIndexerHeads, hd = kIndexerDim, k = kDsaTopk;
+  constexpr Int128 projections =
+      kH * kQLora + kQLora * n * (kQk + kRope) + kH * (kKvLora + kRope) + kKvLora * n * (kQk + kV) + n * kV * kH;
+  constexpr Int128 norms = kQLora + kKvLora;
+  constexpr Int128 indexer_projections = kQLora * nh * hd + kH * hd + kH * nh;
+  constexpr Int128 absorbed = n * (kKvLora + kRope) + n * kKvLora, expanded = n * (kQk + kRope + kV);
+  for (Mode mode : {Mode::kOff, Mode::kDetached, Mode::kSparse}) {
+    for (std::int64_t s : {3, 4, 9}) {
+      SCOPED_TRACE(std::string(grad_mode_name(mode)) + ", L = " + std::to_string(s));
+      const auto got = numbers(dsa_model(mode), s);
+      const Int128 S = s;
+      const Int128 rest = kDenseMlp + 2 * (kRouted + kShared) + 2 * kLogits;  // MLPs, logits
+      const Int128 megatron_rest = 6 * S * (3 * (projections + norms) + rest + 3 * kH + 2 * kH * kH);
+      // Megatron-LM main: dense MLA, S^2/2 pairs, no indexer.
+      expect_flops(got, "megatron-lm", megatron_rest + 3 * 3 * expanded * S * S);
+      // Megatron-Bridge, per token times S: dense context S(S+1)/2, sparse
+      // k S - k(k-1)/2 (the dense one when S <= k); indexer layers 2 (the
+      // decoder's first, the MTP layer); projections x2, x4 when trained;
+      // scoring nh (hd + 1): 2 forward over the dense context, 4 backward over
+      // the dense or sparse one; teacher 2 n (kv_lora + rope) forward.
+      const Int128 dense_pairs = S * (S + 1) / 2, sparse_pairs = S <= k ? dense_pairs : k * S - k * (k - 1) / 2;
+      const bool trains = mode != Mode::kOff;
+      const Int128 loss_pairs = mode == Mode::kSparse ? sparse_pairs : dense_pairs;
+      const Int128 bridge_indexer =
+          2 * ((trains ? 4 : 2) * indexer_projections * S + 2 * dense_pairs * nh * (hd + 1) +
+               (trains ? 4 * loss_pairs * nh * (hd + 1) + 2 * loss_pairs * n * (kKvLora + kRope) : 0));
+      expect_flops(got, "megatron-bridge", megatron_rest + 6 * 3 * sparse_pairs * absorbed + bridge_indexer);
+      // MaxText: no norms, router counted, MTP the last layer only; when
+      // S > k: expanded MLA over S k - k^2/2 pairs, the indexer on every layer
+      // (its projections and (2 S^2 nh hd + 2 S^2 nh) / 2 scoring), all x3;
+      // else dense MLA over S^2/2 and no indexer.
+      const Int128 maxtext_weights =
+          2 * S * (3 * projections + kDenseMlp + 2 * (kRouted + kShared + kRouter) + kLogits);
+      const Int128 maxtext_attention =
+          S > k ? 3 * (2 * expanded * (k * S) - expanded * k * k + 2 * S * indexer_projections + S * S * nh * (hd + 1))
+                : 3 * expanded * S * S;
+      expect_flops(got, "maxtext", 3 * (maxtext_weights + maxtext_attention));
+      expect_flops(got, "torchtitan", -1);
+      expect_flops(got, "nemo-rl", -1);
+    }
+  }
+}
+
+TEST(CompareTest, GatedDeltaNetMtpLayerKindByEachFrameworksRule) {
+  // A GDN layer, a gated GQA layer, and an MTP layer described as GDN (what
+  // Megatron-LM's integer linear_attention_freq gives it).
+  const GatedDeltaNet gdn{GatedDeltaNet::Variant::kGdn, 2, 2, 3, 3, 4};
+  const Model model = model_of({Layer{Mixer{gdn}, ChannelMixer{moe(kExpertFfn)}}, gqa_layer(moe(kExpertFfn), {}, true)},
+                               {{Layer{Mixer{gdn}, ChannelMixer{moe(kExpertFfn)}}}});
+  constexpr Int128 qk = 2 * 3, v = 2 * 3, nv = 3;
+  constexpr Int128 gdn_fmas = kH * (2 * qk + 2 * v + 2 * nv) + 4 * (2 * qk + v) + 4 * nv * 2 * 2 + kH * v;
+  constexpr Int128 moes = 3 * (kRouted + kShared);
+  for (std::int64_t s : {1, 6}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(model, s);
+    const Int128 S = s;
+    const Int128 tail = 3 * kH + 2 * kH * kH + 2 * kLogits;
+    // Megatron-LM: the MTP layer as described (GDN).
+    expect_flops(got, "megatron-lm", 6 * S * (2 * gdn_fmas + kGqaProjections + kGate + moes + tail) + 6 * kQ * S * S);
+    // Megatron-Bridge: MTP layers copy the last decoder layer (gated GQA).
+    expect_flops(got, "megatron-bridge",
+                 6 * S * (gdn_fmas + 2 * (kGqaProjections + kGate) + moes + tail) + 2 * 6 * kQ * S * S);
+    // MaxText (Qwen3-Next block): GDN weights and its 8 Hv Dk Dv core, no gate,
+    // router and shared expert, MTP the last (attention) layer without logits.
+    const Int128 maxtext = 3 * (2 * S * (gdn_fmas + 2 * kGqaProjections + 3 * (kRouted + kShared + kRouter) + kLogits) +
+                                2 * (2 * S * S * kQ));
+    expect_flops(got, "maxtext", maxtext);
+    expect_flops(got, "torchtitan", -1);
+  }
+}
+
+TEST(CompareTest, DifferencesAreNamedAndOnlyNonZero) {
+  const Result<Comparison> c = compare_frameworks(windowed_moe_model(), 7, 3);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value().sequences, 3);
+  const FrameworkCount& maxtext = c.value().frameworks[static_cast<std::size_t>(Framework::kMaxText)];
+  std::vector<std::string> names;
+  for (const ConventionDifference& d : maxtext.differences) {
+    names.push_back(std::string(convention_name(d.kind)) + ": " + d.choice);
+    EXPECT_NE(d.flops, 0);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"causal_pairs: L^2/2 pairs", "sliding_windows: W - W^2/2L per query",
+                                             "moe_router: counted", "mtp: layers only", "output_gate: not counted"}));
+  const FrameworkCount& model = c.value().frameworks[0];
+  EXPECT_EQ(model.framework, Framework::kTrainflopsModel);
+  EXPECT_EQ(to_decimal(*model.flops), to_decimal(c.value().model_flops));
+  EXPECT_TRUE(model.differences.empty());
+}
+
+TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
+  EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
+  EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
+  Model mamba = model_of({Layer{Mixer{Mamba2{16, 2, 1, 4}}, std::nullopt}, gqa_layer(dense())});
+  const Result<Comparison> c = compare_frameworks(mamba, 4, 1);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  for (const FrameworkCount& f : c.value().frameworks) {
+    const bool trainflops = f.framework == Framework::kTrainflopsModel || f.framework == Framework::kTrainflopsExecuted;
+    EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
+    if (!trainflops) {
+      EXPECT_EQ(f.reason,
+                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA and gated delta "
+                "net layers only");
+    }
+  }
+  Model overflow = windowed_moe_model();
+  EXPECT_EQ(compare_frameworks(overflow, 4'000'000'000'000'000'000, 1).error().code(), ErrorCode::kOverflow);
+}
+
+}  // namespace
+}  // namespace trainflops

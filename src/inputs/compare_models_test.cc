@@ -1,0 +1,80 @@
+// trainflops compare on every preset and every release config in tests/data/hf:
+// its trainflops rows are the counts of model and executed mode, its
+// Megatron-LM rows the megatron-mode count (which the reference vectors tie to
+// Megatron-LM's own function) of the model as each branch sees it, and every
+// reconciliation sums exactly to its difference.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "trainflops/compare.h"
+#include "trainflops/count.h"
+#include "trainflops/hf_config.h"
+#include "trainflops/presets.h"
+
+namespace trainflops {
+namespace {
+
+std::vector<std::pair<std::string, Model>> real_models() {
+  std::vector<std::pair<std::string, Model>> models;
+  for (const Preset& preset : presets()) models.emplace_back(preset.name, preset_model(preset).value());
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TRAINFLOPS_TEST_DATA) + "/hf")) {
+    if (entry.path().extension() != ".json") continue;
+    models.emplace_back(entry.path().filename().string(), read_hf_config(entry.path().string()).value());
+  }
+  return models;
+}
+
+// Megatron-LM's main branch has no DSA: its function sees the MLA underneath.
+Model without_dsa(Model model) {
+  const auto strip = [](std::vector<Layer>& layers) {
+    for (Layer& layer : layers) {
+      if (layer.mixer) {
+        if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
+      }
+    }
+  };
+  strip(model.layers);
+  for (auto& depth : model.mtp_depths) strip(depth);
+  return model;
+}
+
+const FrameworkCount& row(const Comparison& c, Framework framework) {
+  return c.frameworks[static_cast<std::size_t>(framework)];
+}
+
+TEST(CompareModelsTest, TrainflopsAndMegatronRowsAreTheModesCounts) {
+  const std::vector<std::pair<std::string, Model>> models = real_models();
+  EXPECT_GE(models.size(), 20u);
+  for (const auto& [name, model] : models) {
+    for (std::int64_t length : {1, 1500, 4095, 131072}) {
+      SCOPED_TRACE(name + " at " + std::to_string(length));
+      const Workload workload = Bshd{2, length};
+      const Result<Comparison> c = compare_frameworks(model, length, 2);
+      ASSERT_TRUE(c.ok()) << c.error().message();
+      EXPECT_EQ(to_decimal(*row(c.value(), Framework::kTrainflopsModel).flops),
+                to_decimal(*count(model, workload, Mode::kModel).value().total.exact));
+      EXPECT_EQ(to_decimal(*row(c.value(), Framework::kTrainflopsExecuted).flops),
+                to_decimal(*count(model, workload, Mode::kExecuted).value().total.exact));
+      const FrameworkCount& fix = row(c.value(), Framework::kMegatronDsaFix);
+      if (fix.flops) {
+        const double megatron = count(model, workload, Mode::kMegatron).value().total.value;
+        EXPECT_NEAR(to_double(*fix.flops), megatron, 1e-12 * megatron);
+      }
+      const FrameworkCount& main = row(c.value(), Framework::kMegatronMain);
+      if (main.flops) {
+        const double megatron = count(without_dsa(model), workload, Mode::kMegatron).value().total.value;
+        EXPECT_NEAR(to_double(*main.flops), megatron, 1e-12 * megatron);
+      }
+      for (const FrameworkCount& f : c.value().frameworks) {
+        if (!f.flops) continue;
+        Int128 sum = 0;
+        for (const ConventionDifference& d : f.differences) sum += d.flops;
+        EXPECT_EQ(to_decimal(sum), to_decimal(*f.flops - c.value().model_flops)) << framework_name(f.framework);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainflops
