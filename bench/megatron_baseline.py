@@ -1,12 +1,14 @@
 """Megatron-LM's own num_floating_point_operations, for timing beside the
 drop-in: read at run time from the source of a Megatron-LM checkout (the
-MEGATRON_LM environment variable), never copied into trainflops.
+MEGATRON_LM environment variable), never copied into trainflops. The same
+reader (load_function) takes other frameworks' FLOPs functions from their
+checkouts (validation/framework_functions.py).
 
 Only the function and what it uses are executed: the module-level functions,
-classes and constants it names, followed across `from megatron... import`
-lines into the files that define them. Other imports (operator, typing, ...)
-are imported as usual. No torch, no GPU libraries: training.py as a whole
-imports them, its accounting does not.
+classes and constants it names, followed across imports into the files of the
+checkouts that define them. Other imports (operator, typing, ...) are
+imported as usual. No torch, no GPU libraries: training.py as a whole imports
+them, its accounting does not.
 """
 import ast
 import builtins
@@ -17,11 +19,24 @@ import subprocess
 ENTRY = ("megatron/training/training.py", "num_floating_point_operations")
 
 
+class _Unavailable:
+    """A name whose module cannot be imported here: fails when used."""
+
+    def __init__(self, why):
+        self.why = why
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"not available: {self.why}")
+
+    def __getattr__(self, attribute):
+        raise RuntimeError(f"not available: {self.why} (.{attribute})")
+
+
 class _Module:
     """One source file: its top-level definitions and imports, executed on demand."""
 
-    def __init__(self, checkout, relative):
-        self.checkout, self.path = checkout, os.path.join(checkout, relative)
+    def __init__(self, path):
+        self.path = path
         with open(self.path) as source:
             tree = ast.parse(source.read(), self.path)
         self.definitions, self.imports = {}, {}
@@ -38,25 +53,26 @@ class _Module:
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     self.imports[alias.asname or alias.name.split(".")[0]] = (alias.name, None)
-        self.namespace = {"__name__": "megatron_baseline." + relative, "__builtins__": builtins}
+        self.namespace = {"__name__": "megatron_baseline." + path, "__builtins__": builtins}
         self.resolving = set()
 
 
 class _Loader:
-    def __init__(self, checkout):
-        self.checkout, self.modules = checkout, {}
+    def __init__(self, roots):
+        self.roots, self.modules = roots, {}
 
-    def module(self, relative):
-        if relative not in self.modules:
-            self.modules[relative] = _Module(self.checkout, relative)
-        return self.modules[relative]
+    def module(self, path):
+        if path not in self.modules:
+            self.modules[path] = _Module(path)
+        return self.modules[path]
 
     def source_file(self, dotted):
-        """The checkout's file for a megatron module, or None."""
+        """The file of a module in the first root that has it, or None."""
         base = os.path.join(*dotted.split("."))
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.exists(os.path.join(self.checkout, candidate)):
-                return candidate
+        for root in self.roots:
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.exists(os.path.join(root, candidate)):
+                    return os.path.join(root, candidate)
         return None
 
     def resolve(self, module, name):
@@ -69,18 +85,55 @@ class _Loader:
             for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - {name}:
                 if not hasattr(builtins, used):
                     self.resolve(module, used)
-            exec(compile(ast.Module([node], type_ignores=[]), module.path, "exec"), module.namespace)
+            try:
+                exec(compile(ast.Module([node], type_ignores=[]), module.path, "exec"), module.namespace)
+            except Exception as error:  # a definition that needs what is not installed here
+                module.namespace[name] = _Unavailable(f"{module.path}: {name}: {error}")
         elif name in module.imports:
             source, attribute = module.imports[name]
-            file = self.source_file(source) if source.split(".")[0] == "megatron" else None
+            file = self.source_file(source)
             if file is not None and attribute is not None:
                 other = self.module(file)
                 if self.resolve(other, attribute):
                     module.namespace[name] = other.namespace[attribute]
             elif file is None:
-                imported = importlib.import_module(source)
-                module.namespace[name] = getattr(imported, attribute) if attribute else imported
+                try:
+                    imported = importlib.import_module(source)
+                    module.namespace[name] = getattr(imported, attribute) if attribute else imported
+                except ImportError as error:
+                    # Named (an annotation, a branch not taken) but not installed:
+                    # an error only if the function really uses it.
+                    module.namespace[name] = _Unavailable(f"{source}.{attribute or ''}: {error}")
         return name in module.namespace
+
+
+def load_function(roots, relative, name, also=()):
+    """(the function `name` of the file `relative` in roots[0], the names of
+    the attributes it reads of its first parameter, the file's namespace: what
+    the function sees, e.g. the enum it compares a parameter with). Imports
+    are looked up in `roots` in order (directories holding top-level
+    packages), then imported as usual. The names in `also` are defined in
+    that namespace too."""
+    loader = _Loader(roots)
+    entry = loader.module(os.path.join(roots[0], relative))
+    for wanted in (name, *also):
+        if not loader.resolve(entry, wanted):
+            raise RuntimeError(f"{entry.path}: no {wanted}")
+    node = entry.definitions[name]
+    first = node.args.args[0].arg
+    read = sorted({n.attr for n in ast.walk(node)
+                   if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == first})
+    return entry.namespace[name], read, entry.namespace
+
+
+def describe_checkout(checkout, project):
+    """"Megatron-LM d98e8a6 (/path)": the commit when it is a git tree."""
+    try:
+        commit = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "not a git checkout"
+    return f"{project} {commit} ({checkout})"
 
 
 def load(checkout):
@@ -88,15 +141,5 @@ def load(checkout):
     of the checkout: its commit when it is a git tree). Megatron-LM's args
     namespace has every argument, None when unset: give the function a
     namespace with each of those names."""
-    loader = _Loader(checkout)
-    entry = loader.module(ENTRY[0])
-    if not loader.resolve(entry, ENTRY[1]):
-        raise RuntimeError(f"{entry.path}: no {ENTRY[1]}")
-    read = sorted({node.attr for node in ast.walk(entry.definitions[ENTRY[1]])
-                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args"})
-    try:
-        commit = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "not a git checkout"
-    return entry.namespace[ENTRY[1]], read, f"Megatron-LM {commit} ({checkout})"
+    function, read, _ = load_function([checkout], ENTRY[0], ENTRY[1])
+    return function, read, describe_checkout(checkout, "Megatron-LM")

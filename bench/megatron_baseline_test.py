@@ -50,3 +50,35 @@ def test_a_checkout_without_the_function(tmp_path):
         assert str(error).endswith("training.py: no num_floating_point_operations")
     else:
         raise AssertionError("no error")
+
+
+def test_functions_across_checkouts_with_names_not_installed(tmp_path):
+    # A framework importing another's package, an annotation from a package
+    # not installed here, and an enum the caller must compare with.
+    write(tmp_path / "bridge", "megatron/bridge/flops.py", '''
+import enum
+from megatron.core.shapes import width
+from not_installed_anywhere import Config
+
+class Block(enum.Enum):
+    DENSE = "dense"
+    MOE = "moe"
+
+def flops(cfg: Config, tokens):
+    return 6 * tokens * width(cfg.hidden) * (2 if cfg.block == Block.MOE else 1)
+
+def unused():
+    return Config.missing
+''')
+    write(tmp_path / "core", "megatron/core/shapes.py", "def width(h):\n    return h * h\n")
+    function, read, namespace = megatron_baseline.load_function(
+        [str(tmp_path / "bridge"), str(tmp_path / "core")], "megatron/bridge/flops.py", "flops", also=("unused",))
+    assert read == ["block", "hidden"]
+    moe = argparse.Namespace(hidden=3, block=namespace["Block"].MOE)
+    assert function(moe, 2) == 6 * 2 * 9 * 2
+    try:
+        namespace["unused"]()
+    except RuntimeError as error:
+        assert "not available: not_installed_anywhere.Config" in str(error)
+    else:
+        raise AssertionError("no error")

@@ -56,4 +56,5 @@ PYBIND11_MODULE(_core, module) {
   bind_count(module);
   bind_seq_stats(module);
   bind_mfu(module);
+  bind_compare(module);
 }

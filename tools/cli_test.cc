@@ -122,8 +122,8 @@ TEST(CliTest, HostileInputsAreErrorsNotCrashes) {
        "trainflops: seq_length = 999: goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their "
        "own lengths\n"},
       {"presets -- x",
-       "trainflops: unexpected \"x\" after --: only count, sweep, mfu and plan read Megatron-LM flags there (with "
-       "--megatron)\n"},
+       "trainflops: unexpected \"x\" after --: only count, sweep, mfu, plan and compare read Megatron-LM flags there "
+       "(with --megatron)\n"},
       {"count --preset glm-5 --global-batch-size 1 -- --x",
        "trainflops: unexpected \"--x\" after --: Megatron-LM flags need --megatron (--megatron -- <flags>)\n"},
   };

@@ -6,6 +6,7 @@
 #include "command.h"
 #include "model_source.h"
 #include "plot_runner.h"
+#include "trainflops/compare.h"
 #include "trainflops/render.h"
 #include "trainflops/sweep.h"
 #include "trainflops/workload_text.h"
@@ -18,13 +19,30 @@ struct SweepOptions {
   std::string seq_lengths = "4k,32k,128k,256k";
   std::string mode = "megatron", format = "table";
   std::optional<std::string> plot_file;
+  bool compare = false;
 };
+
+// --compare: every framework's per-token FLOPs at each length.
+Result<std::string> run_compare_sweep(const SweepOptions& o, const ModelSource& source,
+                                      const std::vector<std::int64_t>& lengths, Format format) {
+  if (o.plot_file) return Error("--plot draws the modes' sweep; it does not draw --compare");
+  if (o.mode != "megatron") {
+    return Error("--mode " + o.mode + ": --compare shows every framework (trainflops' modes among them) at once");
+  }
+  std::vector<Comparison> comparisons;
+  for (std::int64_t length : lengths) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(Comparison comparison, compare_frameworks(source.model, length, 1));
+    comparisons.push_back(std::move(comparison));
+  }
+  return render_comparison_sweep(comparisons, format);
+}
 
 Result<std::string> run_sweep(const SweepOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths, parse_seq_lengths(o.seq_lengths));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  if (o.compare) return run_compare_sweep(o, source, lengths, format);
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<SweepPoint> points, sweep(source.model, lengths, mode));
   const std::string summary = summarize(source.model);
   // The picture first: when it fails, nothing goes to stdout, as for any error.
@@ -46,6 +64,8 @@ Runner add_sweep_command(CLI::App& app) {
   command->add_option("--seq-lengths", options->seq_lengths, "Context lengths, e.g. 4k,32k,128k,256k (the default)");
   command->add_option("--mode", options->mode, "megatron (default) or model");
   command->add_option("--format", options->format, "table (default), json or csv");
+  command->add_flag("--compare", options->compare,
+                    "Every framework's per-token FLOPs at each length instead (as trainflops compare counts them)");
   command
       ->add_option("--plot", options->plot_file,
                    "Also draw the sweep into FILE (.png or .svg), with python3 -m trainflops.plot")

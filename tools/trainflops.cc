@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "trainflops " TRAINFLOPS_VERSION);
   const std::vector<Runner> runners = {
       add_count_command(app), add_batch_command(app), add_sweep_command(app), add_presets_command(app),
-      add_mfu_command(app),   add_gpus_command(app),  add_plan_command(app), add_compare_command(app),
+      add_mfu_command(app),   add_gpus_command(app),  add_plan_command(app),  add_compare_command(app),
   };
   // The words after the first `--` go to the subcommand as they are.
   std::vector<char*> before_dashes;

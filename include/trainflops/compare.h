@@ -52,24 +52,24 @@ std::string_view framework_title(Framework framework);
 // The conventions a framework chooses among, in the order the reconciliation
 // switches them.
 enum class ConventionKind {
-  kCausalPairs,       // how many (query, key) pairs causal attention charges
-  kSlidingWindows,    // how windowed (and chunked) attention is charged
-  kMoeRouter,         // the router GEMM (h x experts per token)
-  kMtp,               // what an MTP depth costs
-  kMtpLayerKind,      // which mixer an MTP layer is charged as
-  kDsaCore,           // DSA's core attention: form and pairs
-  kDsaIndexer,        // DSA's lightning indexer
-  kOutputGate,        // the attention output gate's projection
-  kNorms,             // MLA's LoRA norms and MTP's norms, charged as products
-  kDenseLayersAsMoe,  // the dense-MLP layers of an MoE model charged as MoE layers
+  kCausalPairs,          // how many (query, key) pairs causal attention charges
+  kSlidingWindows,       // how windowed (and chunked) attention is charged
+  kMoeRouter,            // the router GEMM (h x experts per token)
+  kMtp,                  // what an MTP depth costs
+  kMtpLayerKind,         // which mixer an MTP layer is charged as
+  kDsaCore,              // DSA's core attention: form and pairs
+  kDsaIndexer,           // DSA's lightning indexer
+  kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
+  kOutputGate,           // the attention output gate's projection
+  kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
+  kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
-    ConventionKind::kCausalPairs,  ConventionKind::kSlidingWindows,
-    ConventionKind::kMoeRouter,    ConventionKind::kMtp,
-    ConventionKind::kMtpLayerKind, ConventionKind::kDsaCore,
-    ConventionKind::kDsaIndexer,   ConventionKind::kOutputGate,
-    ConventionKind::kNorms,        ConventionKind::kDenseLayersAsMoe,
+    ConventionKind::kCausalPairs, ConventionKind::kSlidingWindows,      ConventionKind::kMoeRouter,
+    ConventionKind::kMtp,         ConventionKind::kMtpLayerKind,        ConventionKind::kDsaCore,
+    ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
+    ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

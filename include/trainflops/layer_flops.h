@@ -98,6 +98,9 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
+// The delta rule's share of that, per token: 4 nv dv^2 multiply-adds (KK^T,
+// VK^T, S(a(I - bKK^T)) and SQ over each value head's dv x dv state).
+Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
 // Mamba-2 of width d (2 * hidden_size in the megatron conventions):
 // h (2d + 2 groups state + heads) + d h FMAs and a 7 d state FLOP scan per token.
 Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention);

@@ -52,6 +52,10 @@ std::string render_sweep(const std::vector<SweepPoint>& points, const std::strin
 // print exact integers; JSON writes them as decimal strings.
 std::string render_comparison(const Comparison& comparison, Format format);
 
+// `trainflops sweep --compare`: per-token GFLOPs of every framework at each
+// length (one sequence of that length each); JSON and CSV give exact FLOPs too.
+std::string render_comparison_sweep(const std::vector<Comparison>& comparisons, Format format);
+
 }  // namespace trainflops
 
 #endif  // TRAINFLOPS_RENDER_H_

@@ -10,20 +10,23 @@
 
     trainflops.mfu(report, step_time=12.5, num_gpus=1024, gpu="h100-sxm")
 
+    comparison = trainflops.compare(preset="deepseek-v3", seq_length=4096)  # every framework's number
+
 trainflops.megatron.num_floating_point_operations is a drop-in for Megatron-LM's
 function. Every error is a trainflops.TrainflopsError (a ValueError) with the
 library's message; its subclass says what kind: InvalidInputError,
 InputFileError (also an OSError), CountOverflowError (also an OverflowError)
 or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
 """
-from trainflops._core import (CountOverflowError, InputFileError, InvalidInputError, Layer, Model, Report, SeqStats,
-                              TrainflopsError, UnsupportedError)
+from trainflops._core import (Comparison, CountOverflowError, FrameworkCount, InputFileError, InvalidInputError, Layer,
+                              Model, Report, SeqStats, TrainflopsError, UnsupportedError)
 from trainflops import _core, megatron
 from trainflops.utilization import Mfu, mfu, peak_table
 
 
-__all__ = ["count", "CountOverflowError", "InputFileError", "InvalidInputError", "Layer", "megatron", "Mfu", "mfu",
-           "Model", "peak_table", "Report", "SeqStats", "TrainflopsError", "UnsupportedError"]
+__all__ = ["compare", "Comparison", "count", "CountOverflowError", "FrameworkCount", "InputFileError",
+           "InvalidInputError", "Layer", "megatron", "Mfu", "mfu", "Model", "peak_table", "Report", "SeqStats",
+           "TrainflopsError", "UnsupportedError"]
 
 
 def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None, docs=None, cu_seqlens=None,
@@ -63,3 +66,23 @@ def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None,
     return _core.count(model, preset, hf, mode, recompute, batch_size, seq_length, docs, cu_seqlens,
                        total_real_tokens, seqlen_squared_sum, dsa_indexer_grad_mode, strict,
                        allow_unknown_flags)
+
+
+def compare(model=None, *, preset=None, hf=None, seq_length=None, batch_size=None, dsa_indexer_grad_mode=None,
+            strict=False, allow_unknown_flags=False):
+    """Every framework's FLOPs for the model, as a Comparison: what Megatron-LM
+    (main, and with its DSA fix), Megatron-Bridge, MaxText, torchtitan and
+    NeMo-RL would each report for one iteration of batch_size sequences of
+    seq_length tokens, beside trainflops' model and executed counts, each
+    framework's difference from model mode split by convention.
+
+    model, preset, hf, dsa_indexer_grad_mode, strict, allow_unknown_flags: as
+        for count().
+    seq_length: tokens per sequence; defaults to the model source's.
+    batch_size: sequences per iteration; defaults to the source's global batch
+        size, else 1.
+
+    A framework that cannot express the model has flops None and a reason.
+    """
+    return _core.compare(model, preset, hf, seq_length, batch_size, dsa_indexer_grad_mode, strict,
+                         allow_unknown_flags)

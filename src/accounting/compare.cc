@@ -62,6 +62,7 @@ struct Conventions {
   MtpLayerRule mtp_layer = MtpLayerRule::kAsDescribed;
   DsaCoreRule dsa_core = DsaCoreRule::kExpandedExact;
   IndexerRule indexer = IndexerRule::kModel;
+  bool linear_core = true;
   bool output_gate = true;
   bool norms = true;
   bool dense_layers_as_moe = false;
@@ -79,6 +80,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kMtpLayerKind: to.mtp_layer = from.mtp_layer; return;
     case ConventionKind::kDsaCore: to.dsa_core = from.dsa_core; return;
     case ConventionKind::kDsaIndexer: to.indexer = from.indexer; return;
+    case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
@@ -130,6 +132,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case IndexerRule::kNone: return "not counted";
       }
       break;
+    case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
@@ -288,6 +291,11 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
   if (const auto* gqa = std::get_if<GqaAttention>(&mixer)) return add_gqa(*gqa, h, c, sum);
   if (const auto* mla = std::get_if<MlaAttention>(&mixer)) return add_mla(*mla, h, c, sum);
   if (const auto* dsa = std::get_if<DsaAttention>(&mixer)) return add_dsa(*dsa, h, c, sum);
+  if (const auto* gdn = std::get_if<GatedDeltaNet>(&mixer)) {
+    Terms terms = gated_delta_net_terms(*gdn, h);
+    if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(*gdn);
+    return sum.add(terms, [&](const Statistic& s) { return sum.exact(s); });
+  }
   sum.add(mixer_terms(mixer, h, projections_mode(c)), [&](const Statistic& s) { return sum.exact(s); });
 }
 
@@ -436,10 +444,6 @@ std::string maxtext_cannot_express(const Model& model) {
 
 std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
-  if (has_mixer<GatedDeltaNet>(model)) {
-    return "torchtitan's linear-attention models charge 6 FLOPs per parameter and no delta-rule term; compare "
-           "does not model them";
-  }
   return "";
 }
 
@@ -519,7 +523,11 @@ const std::array<FrameworkDefinition, 8>& definitions() {
                    .norms = false},
        maxtext_cannot_express},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
-       Conventions{.causal = PairRule::kAll, .windows = WindowRule::kAsCausal, .router = true, .mtp = MtpRule::kOff},
+       Conventions{.causal = PairRule::kAll,
+                   .windows = WindowRule::kAsCausal,
+                   .router = true,
+                   .mtp = MtpRule::kOff,
+                   .linear_core = false},
        torchtitan_cannot_express},
       {Framework::kNemoRl, "nemo-rl", "NeMo-RL",
        Conventions{.causal = PairRule::kHalfSquare, .mtp = MtpRule::kOff, .norms = false, .dense_layers_as_moe = true},
@@ -587,6 +595,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "mtp_layer_kind";
     case ConventionKind::kDsaCore: return "dsa_core";
     case ConventionKind::kDsaIndexer: return "dsa_indexer";
+    case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
@@ -603,6 +612,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "MTP layer kind";
     case ConventionKind::kDsaCore: return "DSA core";
     case ConventionKind::kDsaIndexer: return "DSA indexer";
+    case ConventionKind::kLinearAttentionCore: return "linear attention core";
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";

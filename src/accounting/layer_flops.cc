@@ -190,13 +190,17 @@ Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
   const Int128 h = hidden_size;
   const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
   const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
-  const Int128 nv = g.num_value_heads, v_head = g.value_head_dim;
+  const Int128 nv = g.num_value_heads;
   const Int128 in_projection =
       g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim : 2 * qk_dim + 2 * v_dim + 2 * nv;
   const Int128 conv = Int128{g.conv_kernel_dim} * (2 * qk_dim + v_dim);
+  return {trained_gemm(Component::kGatedDeltaNet, kTokens,
+                       h * in_projection + conv + gated_delta_rule_fmas(g) + h * v_dim)};
+}
+
+Int128 gated_delta_rule_fmas(const GatedDeltaNet& g) {
   // KK^T, VK^T, S(a(I - bKK^T)) and SQ.
-  const Int128 delta_rule = 4 * nv * v_head * v_head;
-  return {trained_gemm(Component::kGatedDeltaNet, kTokens, h * in_projection + conv + delta_rule + h * v_dim)};
+  return 4 * Int128{g.num_value_heads} * g.value_head_dim * g.value_head_dim;
 }
 
 Terms mamba2_terms(const Mamba2& m, std::int64_t hidden_size, Convention convention) {

@@ -1,4 +1,5 @@
 // Rendering a comparison: the table, JSON and CSV of `trainflops compare`.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -46,7 +47,7 @@ std::string workload_text(const Comparison& c) {
 
 std::string render_table(const Comparison& c) {
   std::string out = c.model + "\none iteration: " + workload_text(c) + "\n\n";
-  out += pad_right("framework", 22) + pad_left("FLOPs", 26) + pad_left("/ model", 9) + "  \n";
+  out += pad_right("framework", 22) + pad_left("FLOPs", 26) + pad_left("/ model", 9) + "\n";
   for (const FrameworkCount& f : c.frameworks) {
     out += pad_right(std::string(framework_title(f.framework)), 22);
     if (f.flops) {
@@ -130,7 +131,87 @@ std::string render_csv(const Comparison& c) {
   return out;
 }
 
+// GFLOPs per token of one framework's count, "-" when it has none.
+std::string per_token_text(const FrameworkCount& f, const Comparison& c) {
+  if (!f.flops) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", to_double(*f.flops) / (1e9 * c.seq_length * c.sequences));
+  return buffer;
+}
+
+double per_token(const FrameworkCount& f, const Comparison& c) {
+  return to_double(*f.flops) / (static_cast<double>(c.seq_length) * c.sequences);
+}
+
+std::string render_sweep_table(const std::vector<Comparison>& comparisons) {
+  if (comparisons.empty()) return "";
+  std::string out =
+      comparisons.front().model + "\nGFLOPs per token, one sequence of each length\n\n" + pad_right("seq len", 10);
+  for (const FrameworkCount& f : comparisons.front().frameworks) {
+    out += pad_left(std::string(framework_title(f.framework)), 22);
+  }
+  out += "\n";
+  std::vector<std::string> reasons;
+  for (const Comparison& c : comparisons) {
+    out += pad_right(std::to_string(c.seq_length), 10);
+    for (const FrameworkCount& f : c.frameworks) {
+      out += pad_left(per_token_text(f, c), 22);
+      const std::string reason = std::string(framework_title(f.framework)) + ": cannot express: " + f.reason;
+      if (!f.flops && std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+    }
+    out += "\n";
+  }
+  if (!reasons.empty()) out += "\n";
+  for (const std::string& reason : reasons) out += reason + "\n";
+  return out;
+}
+
+std::string render_sweep_json(const std::vector<Comparison>& comparisons) {
+  ordered_json points = ordered_json::array();
+  for (const Comparison& c : comparisons) {
+    ordered_json frameworks = ordered_json::array();
+    for (const FrameworkCount& f : c.frameworks) {
+      ordered_json entry{{"name", framework_name(f.framework)}};
+      if (f.flops) {
+        entry["exact"] = to_decimal(*f.flops);
+        entry["per_token"] = per_token(f, c);
+      } else {
+        entry["exact"] = nullptr;
+        entry["reason"] = f.reason;
+      }
+      frameworks.push_back(entry);
+    }
+    points.push_back({{"seq_length", c.seq_length}, {"frameworks", frameworks}});
+  }
+  ordered_json out;
+  out["model"] = comparisons.empty() ? "" : comparisons.front().model;
+  out["points"] = points;
+  return out.dump(2) + "\n";
+}
+
+// seq_length,framework,flops,per_token; empty values where a framework cannot express the model.
+std::string render_sweep_csv(const std::vector<Comparison>& comparisons) {
+  std::string out = "seq_length,framework,flops,per_token\n";
+  for (const Comparison& c : comparisons) {
+    for (const FrameworkCount& f : c.frameworks) {
+      out += std::to_string(c.seq_length) + "," + std::string(framework_name(f.framework)) + ",";
+      out += f.flops ? to_decimal(*f.flops) + "," + shortest_decimal(per_token(f, c)) : std::string(",");
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string render_comparison_sweep(const std::vector<Comparison>& comparisons, Format format) {
+  switch (format) {
+    case Format::kTable: return render_sweep_table(comparisons);
+    case Format::kJson: return render_sweep_json(comparisons);
+    case Format::kCsv: return render_sweep_csv(comparisons);
+  }
+  return "";
+}
 
 std::string render_comparison(const Comparison& comparison, Format format) {
   switch (format) {

@@ -1,0 +1,121 @@
+// `trainflops compare` and `sweep --compare` as a user runs them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.h"
+
+namespace {
+
+using trainflops::cli_test::CliRun;
+using trainflops::cli_test::run;
+
+std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_DATA) + "/" + name; }
+
+nlohmann::json json_of(const std::string& arguments) {
+  const CliRun result = run(arguments + " --format json");
+  EXPECT_EQ(result.status, 0) << result.err;
+  return nlohmann::json::parse(result.out.empty() ? "{}" : result.out);
+}
+
+__int128 exact(const nlohmann::json& value) {
+  __int128 out = 0;
+  for (char c : value.get<std::string>().substr(value.get<std::string>()[0] == '-' ? 1 : 0)) out = out * 10 + (c - '0');
+  return value.get<std::string>()[0] == '-' ? -out : out;
+}
+
+TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
+  const nlohmann::json c = json_of("compare --hf " + data("hf/deepseek-v3.json") + " --seq-length 4096");
+  EXPECT_EQ(c["seq_length"], 4096);
+  EXPECT_EQ(c["sequences"], 1);
+  ASSERT_EQ(c["frameworks"].size(), 8u);
+  std::vector<std::string> names;
+  for (const nlohmann::json& f : c["frameworks"]) {
+    names.push_back(f["name"]);
+    ASSERT_FALSE(f["flops"].is_null()) << f["name"];  // DeepSeek-V3: every framework counts it
+    __int128 sum = 0;
+    for (const nlohmann::json& d : f["differences"]) sum += exact(d["exact"]);
+    EXPECT_TRUE(sum == exact(f["exact"]) - exact(c["model_flops"])) << f["name"];
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
+                                      "megatron-bridge", "maxtext", "torchtitan", "nemo-rl"}));
+  // The modes' own counts.
+  for (const auto& [index, mode] : {std::pair{0, "model"}, std::pair{1, "executed"}}) {
+    const nlohmann::json counted = json_of(std::string("count --mode ") + mode + " --hf " +
+                                           data("hf/deepseek-v3.json") + " --seq-length 4096 --global-batch-size 1");
+    EXPECT_EQ(c["frameworks"][index]["exact"], counted["total"]["exact"]);
+  }
+}
+
+TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {
+  // Llama-3.1-8B: 8,030,261,248 parameters published, less the embedding
+  // (128256 x 4096) and the 65 norm vectors of 4096 the model description has
+  // no place for; torchtitan adds 6 x 32 layers x 32 heads x (2 x 128) x S^2.
+  const nlohmann::json c = json_of("compare --preset llama-3.1-8b --seq-length 4096 --global-batch-size 2");
+  const __int128 matmul_parameters = 8030261248LL - 128256LL * 4096 - 65 * 4096;
+  const __int128 s = 4096;
+  const __int128 per_sequence = 6 * matmul_parameters * s + 6 * 32 * 32 * 256 * s * s;
+  EXPECT_TRUE(exact(c["frameworks"][6]["exact"]) == 2 * per_sequence);
+  // Megatron-LM on main: the count `count` gives (its reference vectors tie it to Megatron-LM's function).
+  EXPECT_EQ(c["frameworks"][2]["flops"],
+            json_of("count --preset llama-3.1-8b --seq-length 4096 --global-batch-size 2")["total"]["flops"]);
+}
+
+TEST(CompareCommandTest, TableCsvAndWhatCannotBeExpressed) {
+  const CliRun table = run("compare --preset glm-5.2 --seq-length 4k");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("one iteration: 1 sequence of 4096 tokens"), std::string::npos);
+  // Name, FLOPs and ratio columns (22, 26 and 9 wide), then why not.
+  const std::string torchtitan = "\ntorchtitan" + std::string(12 + 25, ' ') + "-" + std::string(8, ' ') +
+                                 "-  cannot express: torchtitan has no DeepSeek Sparse Attention model\n";
+  EXPECT_NE(table.out.find(torchtitan), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Only trainflops model is model FLOPs counted exactly: use it as MFU's numerator."),
+            std::string::npos);
+  const CliRun csv = run("compare --preset glm-5.2 --seq-length 4096 --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "framework,item,choice,flops");
+  EXPECT_NE(csv.out.find("\ntorchtitan,total,\"cannot express: torchtitan has no DeepSeek Sparse Attention model\",\n"),
+            std::string::npos);
+  EXPECT_NE(csv.out.find("\nmegatron-lm,dsa_indexer,\"not counted\",-"), std::string::npos);
+}
+
+TEST(CompareCommandTest, SweepCompareMatchesCompareAtEachLength) {
+  const nlohmann::json sweep = json_of("sweep --preset deepseek-v3.2 --compare --seq-lengths 1k,128k");
+  ASSERT_EQ(sweep["points"].size(), 2u);
+  for (const nlohmann::json& point : sweep["points"]) {
+    const nlohmann::json c =
+        json_of("compare --preset deepseek-v3.2 --seq-length " + std::to_string(point["seq_length"].get<int>()));
+    for (std::size_t i = 0; i < c["frameworks"].size(); ++i) {
+      EXPECT_EQ(point["frameworks"][i]["exact"],
+                c["frameworks"][i]["flops"].is_null() ? nlohmann::json() : c["frameworks"][i]["exact"]);
+    }
+  }
+}
+
+TEST(CompareCommandTest, BadInput) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"compare --hf " + data("hf/deepseek-v3.json"),
+       "trainflops: the sequence length is missing: give --seq-length (e.g. 4096 or 4k)\n"},
+      {"compare --preset glm-5 --seq-length 0",
+       "trainflops: --seq-length = \"0\": must be an integer >= 1, optionally with k or m\n"},
+      {"compare --preset glm-5 --seq-length 4096 --global-batch-size 0",
+       "trainflops: --global-batch-size = \"0\": must be an integer >= 1\n"},
+      {"compare --preset glm-5 --seq-length 4096 --format yaml",
+       "trainflops: format = \"yaml\": must be one of table, json, csv\n"},
+      {"sweep --preset glm-5 --compare --mode model",
+       "trainflops: --mode model: --compare shows every framework (trainflops' modes among them) at once\n"},
+      {"sweep --preset glm-5 --compare --plot x.png",
+       "trainflops: --plot draws the modes' sweep; it does not draw --compare\n"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    SCOPED_TRACE(arguments);
+    const CliRun result = run(arguments);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, message);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,261 @@
+"""`trainflops compare` against the frameworks' own FLOPs functions, run from
+their source.
+
+Each framework's function is read from a checkout named by an environment
+variable (bench/megatron_baseline.py reads the function and the helpers it
+calls, without the rest of the framework) and called on every preset at
+several sequence lengths; its number must equal compare's row for that
+framework (relative 1e-12: the frameworks count in floating point). A
+framework whose variable is unset is reported as not checked. torchtitan is
+not run: its rule counts the parameters of a built PyTorch module.
+
+    MEGATRON_LM=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... \\
+        /usr/bin/python3 -m validation.framework_functions [build/trainflops]
+
+MEGATRON_BRIDGE also needs MEGATRON_LM (Bridge imports Megatron-Core).
+"""
+
+import enum
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import megatron_baseline  # noqa: E402
+
+LENGTHS = (1500, 4096, 131072)
+TOLERANCE = 1e-12
+
+
+class Settings:
+    """A framework's config object: attributes as given; a missing one is an
+    AttributeError, so that getattr(config, name, default) takes the default."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+def moe_pattern(args):
+    """Megatron-LM's moe_layer_freq as a list of 0/1 per decoder layer."""
+    freq = args.get("moe_layer_freq", 1)
+    if isinstance(freq, list):
+        return freq
+    return [1 if i % freq == 0 else 0 for i in range(args["num_layers"])]
+
+
+def megatron_main(checkout):
+    function, read, _ = megatron_baseline.load(checkout)
+
+    def run(args, length):
+        # Megatron-LM has no per-layer window: its function never reads one.
+        given = {k: v for k, v in args.items() if k not in ("window_size", "window_pattern")}
+        namespace = Settings(**{**dict.fromkeys(read), **given, "seq_length": length})
+        return function(namespace, 1)
+
+    return run
+
+
+# Megatron-Core TransformerConfig fields the Bridge function reads directly,
+# None when the preset does not set them.
+BRIDGE_FIELDS = ("num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads", "num_moe_experts",
+                 "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size", "mtp_num_layers", "q_lora_rank",
+                 "linear_attention_freq", "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+                 "linear_num_value_heads", "linear_conv_kernel_dim")
+# Megatron-LM argument names that Megatron-Core spells otherwise.
+BRIDGE_RENAMED = {"num_experts": "num_moe_experts", "swiglu": "gated_linear_unit"}
+
+
+def megatron_bridge(checkout, megatron_lm):
+    function, _, _ = megatron_baseline.load_function([os.path.join(checkout, "src"), megatron_lm],
+                                                  "megatron/bridge/training/utils/flop_utils.py",
+                                                  "num_floating_point_operations")
+
+    def run(args, length):
+        model = dict.fromkeys(BRIDGE_FIELDS)
+        for name, value in args.items():
+            if name in ("padded_vocab_size", "group_query_attention", "seq_length", "window_size", "window_pattern"):
+                continue
+            model[BRIDGE_RENAMED.get(name, name)] = value
+        if args.get("window_size"):
+            # (left, right) keys besides the query's own; 1 in the list: a windowed layer.
+            model.update(window_size=(args["window_size"] - 1, 0), window_attn_skip_freq=args["window_pattern"])
+        if isinstance(args.get("linear_attention_freq"), list):
+            # Megatron-LM's list may go on over the MTP layers; Bridge's covers the decoder.
+            model["linear_attention_freq"] = args["linear_attention_freq"][:args["num_layers"]]
+        model.update(vocab_size=args["padded_vocab_size"], make_vocab_size_divisible_by=1,
+                     tensor_model_parallel_size=1, seq_length=length,
+                     gated_linear_unit=args.get("swiglu", False),
+                     multi_latent_attention=args.get("multi_latent_attention", False),
+                     num_query_groups=args.get("num_query_groups") if args.get("group_query_attention") else None,
+                     kv_channels=args.get("kv_channels") or args["hidden_size"] // args["num_attention_heads"])
+        return function(Settings(model=Settings(**model), peft=None), 1)
+
+    return run
+
+
+def maxtext(checkout):
+    function, _, namespace = megatron_baseline.load_function(
+        [os.path.join(checkout, "src")], "maxtext/utils/maxtext_utils.py", "calculate_tflops_training_per_device")
+    blocks = namespace["DecoderBlockType"]  # the enum the function compares with
+
+    def run(args, length):
+        pattern = moe_pattern(args) if args.get("num_experts") else [0] * args["num_layers"]
+        heads = args["num_attention_heads"]
+        gdn = args.get("experimental_attention_variant") == "gated_delta_net"
+        if args.get("window_size"):
+            block = blocks.GPT_OSS  # windows on every other layer
+        elif args.get("multi_latent_attention"):
+            block = blocks.DEEPSEEK
+        elif gdn:
+            block = blocks.QWEN3_NEXT
+        elif args.get("num_experts"):
+            block = blocks.MIXTRAL
+        else:
+            block = blocks.LLAMA2
+        linear = args.get("linear_attention_freq") or [1]
+        config = Settings(
+            decoder_block=block, per_device_batch_size=1, max_target_length=length, emb_dim=args["hidden_size"],
+            num_decoder_layers=args["num_layers"], mlp_dim=args["ffn_hidden_size"],
+            moe_mlp_dim=args.get("moe_ffn_hidden_size"), num_experts=args.get("num_experts") or 1,
+            num_experts_per_tok=args.get("moe_router_topk"),
+            shared_experts=1 if args.get("moe_shared_expert_intermediate_size") else 0,
+            first_num_dense_layers=pattern.index(1) if 1 in pattern else len(pattern),
+            mlp_activations=["silu", "linear"] if args.get("swiglu") else ["relu"],
+            attention_type="mla" if args.get("multi_latent_attention") else "global", share_kv_projections=False,
+            num_query_heads=heads,
+            num_kv_heads=args.get("num_query_groups") if args.get("group_query_attention") else heads,
+            head_dim=args.get("kv_channels") or args["hidden_size"] // heads, vocab_size=args["padded_vocab_size"],
+            q_lora_rank=args.get("q_lora_rank") or 0, kv_lora_rank=args.get("kv_lora_rank"),
+            qk_nope_head_dim=args.get("qk_head_dim"), qk_rope_head_dim=args.get("qk_pos_emb_head_dim"),
+            v_head_dim=args.get("v_head_dim"), use_indexer=args.get("experimental_attention_variant") == "dsa",
+            indexer_n_heads=args.get("dsa_indexer_n_heads"), indexer_head_dim=args.get("dsa_indexer_head_dim"),
+            indexer_topk=args.get("dsa_indexer_topk"), mtp_num_layers=args.get("mtp_num_layers") or 0,
+            gdn_num_key_heads=args.get("linear_num_key_heads"), gdn_num_value_heads=args.get("linear_num_value_heads"),
+            gdn_key_head_dim=args.get("linear_key_head_dim"), gdn_value_head_dim=args.get("linear_value_head_dim"),
+            gdn_conv_kernel_dim=args.get("linear_conv_kernel_dim"),
+            inhomogeneous_layer_cycle_interval=linear.index(0) + 1 if 0 in linear else 1,
+            sliding_window_size=args.get("window_size"), engram_layers=[], use_multimodal=False,
+            gradient_accumulation_steps=1, use_dpo=False)
+        total_tflops, _, _ = function(config, log=False)
+        return total_tflops * 1e12
+
+    return run
+
+
+def nemo_rl(checkout):
+    """Its formulas as its flops_tracker maps a Hugging Face config: Qwen3
+    (and Llama, the same when n hd = h; MoE: intermediate_size, top-1) and
+    DeepSeek-V3 (every layer MoE, a shared expert of moe_intermediate_size,
+    no MTP)."""
+    _, _, formulas = megatron_baseline.load_function([checkout], "nemo_rl/utils/flops_formulas.py", "qwen3",
+                                                     also=("deepseekv3", "FLOPSConfig"))
+
+    def run(args, length):
+        common = dict(gbs=1, enc_seq_len=length, hs=args["hidden_size"], layers=args["num_layers"],
+                      ffn_hs=args["ffn_hidden_size"], attention_heads=args["num_attention_heads"],
+                      query_groups=args.get("num_query_groups"), vocab_size=args["padded_vocab_size"])
+        if args.get("multi_latent_attention"):
+            config = formulas["FLOPSConfig"](
+                **common, moe_router_topk=args["moe_router_topk"], q_lora_rank=args.get("q_lora_rank"),
+                kv_lora_rank=args["kv_lora_rank"], qk_head_dim=args["qk_head_dim"],
+                qk_pos_emb_head_dim=args["qk_pos_emb_head_dim"], v_head_dim=args["v_head_dim"], moe_layer_freq=1,
+                moe_shared_expert_intermediate_size=args["moe_ffn_hidden_size"],
+                moe_ffn_hidden_size=args["moe_ffn_hidden_size"], mtp_num_layers=0, causal_self_attn=True)
+            return formulas["deepseekv3"](config)
+        # A Qwen3-MoE config's intermediate_size, which its releases set to
+        # top-k x moe_intermediate_size.
+        intermediate = args["moe_router_topk"] * args["moe_ffn_hidden_size"] if args.get("num_experts") else None
+        config = formulas["FLOPSConfig"](**common, head_dim=args.get("kv_channels"),
+                                         moe_ffn_hidden_size=intermediate or args["ffn_hidden_size"], moe_router_topk=1)
+        return formulas["qwen3"](config)
+
+    return run
+
+
+def windowed_gpt_oss(preset_args):
+    """gpt-oss-120b as released: a 128-token window on every other layer,
+    from the first (Megatron-LM's arguments cannot say so; the frameworks'
+    window settings can). (name, native config, framework arguments)."""
+    args = dict(preset_args, window_size=128, window_pattern=[1 - i % 2 for i in range(preset_args["num_layers"])])
+    attention = {"type": "gqa", "num_heads": args["num_attention_heads"], "num_query_groups": args["num_query_groups"],
+                 "head_dim": args["kv_channels"]}
+    config = {
+        "name": "gpt-oss-120b, windowed", "hidden_size": args["hidden_size"], "vocab_size": args["padded_vocab_size"],
+        "mixers": {"sliding": dict(attention, window=128), "full": attention},
+        "channel_mixers": {"moe": {"type": "moe", "num_experts": args["num_experts"], "topk": args["moe_router_topk"],
+                                   "expert_ffn_hidden_size": args["moe_ffn_hidden_size"], "gated": True}},
+        "layers": [{"mixer": "sliding" if windowed else "full", "channel_mixer": "moe"}
+                   for windowed in args["window_pattern"]],
+    }
+    return "gpt-oss-120b (windowed)", config, args
+
+
+def compare_rows(cli, source, length):
+    result = subprocess.run([cli, "compare", *source, "--seq-length", str(length), "--global-batch-size", "1",
+                             "--format", "json"], capture_output=True, text=True, check=True)
+    return {row["name"]: row for row in json.loads(result.stdout)["frameworks"]}
+
+
+class Outcome(enum.Enum):
+    AGREE = "agree"
+    DIFFER = "DIFFER"
+
+
+def main():
+    cli = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "trainflops")
+    env = os.environ.get
+    runners = {}
+    if env("MEGATRON_LM"):
+        runners["megatron-lm"] = (megatron_main(env("MEGATRON_LM")),
+                                  megatron_baseline.describe_checkout(env("MEGATRON_LM"), "Megatron-LM"))
+    if env("MEGATRON_BRIDGE") and env("MEGATRON_LM"):
+        runners["megatron-bridge"] = (megatron_bridge(env("MEGATRON_BRIDGE"), env("MEGATRON_LM")),
+                                      megatron_baseline.describe_checkout(env("MEGATRON_BRIDGE"), "Megatron-Bridge"))
+    if env("MAXTEXT"):
+        runners["maxtext"] = (maxtext(env("MAXTEXT")), megatron_baseline.describe_checkout(env("MAXTEXT"), "MaxText"))
+    if env("NEMO_RL"):
+        runners["nemo-rl"] = (nemo_rl(env("NEMO_RL")), megatron_baseline.describe_checkout(env("NEMO_RL"), "NeMo-RL"))
+    for name, variable in (("megatron-lm", "MEGATRON_LM"), ("megatron-bridge", "MEGATRON_BRIDGE and MEGATRON_LM"),
+                           ("maxtext", "MAXTEXT"), ("nemo-rl", "NEMO_RL")):
+        if name not in runners:
+            print(f"{name}: not checked (set {variable} to a checkout)")
+    cases = []  # (name, compare's model options, the frameworks' arguments)
+    for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
+        with open(path) as f:
+            preset = json.load(f)
+        cases.append((preset["name"], ["--preset", preset["name"]], preset["args"]))
+        if preset["name"] == "glm-5.2":
+            # The indexer trained by a KL loss on detached inputs, dense or sparse.
+            for mode, sparse in (("detached", False), ("sparse", True)):
+                cases.append((f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
+                              dict(preset["args"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse)))
+        if preset["name"] == "gpt-oss-120b":
+            name, config, args = windowed_gpt_oss(preset["args"])
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as config_file:
+                json.dump(config, config_file)
+            cases.append((name, ["--config", config_file.name], args))
+    differ = 0
+    for case, source_options, args in cases:
+        for length in LENGTHS:
+            rows = compare_rows(cli, source_options, length)
+            for name, (run, source) in runners.items():
+                row = rows[name]
+                if row["flops"] is None:
+                    print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")
+                    continue
+                theirs, ours = run(args, length), int(row["exact"])
+                outcome = Outcome.AGREE if abs(theirs - ours) <= TOLERANCE * ours else Outcome.DIFFER
+                differ += outcome is Outcome.DIFFER
+                print(f"{case:<24} {length:>7}  {name:<16} {outcome.value:<7} theirs {theirs:.15e}  "
+                      f"compare {ours}  ({source})")
+    print(f"{differ} differ")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
