@@ -1,0 +1,90 @@
+// Counting a model as another framework's FLOPs function would: one choice
+// per convention (compare.h's ConventionKind), applied to the layer terms of
+// the modes (layer_flops.h). Internal to compare.cc and its tests.
+#ifndef TRAINFLOPS_ACCOUNTING_CONVENTION_COUNT_H_
+#define TRAINFLOPS_ACCOUNTING_CONVENTION_COUNT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "trainflops/compare.h"
+#include "trainflops/int128.h"
+#include "trainflops/model.h"
+#include "trainflops/result.h"
+
+namespace trainflops {
+
+// How a framework charges the pairs of one sequence of L tokens.
+enum class PairRule {
+  kExact,       // L(L+1)/2: each query sees itself and every earlier key
+  kHalfSquare,  // L^2/2
+  kAll,         // L^2: the causal mask ignored
+};
+
+enum class WindowRule {
+  kExact,             // sum_i min(i, w)
+  kAsCausal,          // the window ignored: charged as causal attention
+  kExactBelowLength,  // exact when w < L, else L^2/2 (the average context's two branches)
+  kArea,              // L w' - w'^2/2 with w' = min(w, L)
+};
+
+enum class MtpRule {
+  kFull,        // the depth's layers, its 2h -> h projection with norms, its logits
+  kLayersOnly,  // the layers alone: the output layer shared, no projection
+  kOff,         // not counted
+};
+
+enum class MtpLayerRule {
+  kAsDescribed,       // each MTP layer's own mixer
+  kLastDecoderLayer,  // a copy of the last decoder layer's mixer kind
+};
+
+enum class DsaCoreRule {
+  kExpandedExact,  // expanded MLA (n (qk + rope) + n v per pair) over the exact top-k pairs
+  kAbsorbedExact,  // absorbed MLA (n (kv_lora + rope) + n kv_lora) over the exact top-k pairs
+  kAbsorbedArea,   // absorbed over L e - e^2/2 pairs, e = min(k, L)
+  kExpandedArea,   // expanded over L e - e^2/2 pairs
+  kDenseMla,       // sparsity ignored: dense MLA over the causal pairs
+};
+
+enum class IndexerRule {
+  kModel,         // by grad mode, scoring nh hd per pair, exact pairs
+  kExecuted,      // also the head weighting (nh per pair) and the KL loss's teacher logits, exact pairs
+  kMegatron,      // by grad mode, nh hd per pair over L^2/2 (top-k backward: L e - e^2/2)
+  kTrainedFully,  // on every layer (no index sharing), every GEMM trained (x3), head weighting,
+                  // L^2/2 pairs; none when L <= k
+  kNone,          // not counted
+};
+
+// One choice per convention: what a framework's FLOPs function does.
+struct Conventions {
+  PairRule causal = PairRule::kExact;
+  WindowRule windows = WindowRule::kExact;
+  bool router = false;
+  MtpRule mtp = MtpRule::kFull;
+  MtpLayerRule mtp_layer = MtpLayerRule::kAsDescribed;
+  DsaCoreRule dsa_core = DsaCoreRule::kExpandedExact;
+  IndexerRule indexer = IndexerRule::kModel;
+  bool linear_core = true;
+  bool output_gate = true;
+  bool norms = true;
+  bool dense_layers_as_moe = false;
+};
+
+// trainflops' model mode: every reconciliation starts from it.
+constexpr Conventions kModelConventions{};
+
+// Sets `kind` in `to` to `from`'s choice.
+void take_choice(ConventionKind kind, const Conventions& from, Conventions& to);
+
+// `c`'s choice for `kind`, as reports name it: "all L^2 pairs", "layers only", ...
+std::string choice_text(ConventionKind kind, const Conventions& c);
+
+// Twice the FLOPs of one training iteration over one sequence of `seq_length`
+// tokens under `c` (twice, so that L^2/2 pairs stay integers). Preconditions:
+// a valid model, seq_length >= 1. Errors: a count that does not fit in 128 bits.
+Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int64_t seq_length);
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_ACCOUNTING_CONVENTION_COUNT_H_
