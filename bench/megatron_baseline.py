@@ -100,8 +100,9 @@ class _Loader:
                 try:
                     imported = importlib.import_module(source)
                     module.namespace[name] = getattr(imported, attribute) if attribute else imported
-                except ImportError as error:
-                    # Named (an annotation, a branch not taken) but not installed:
+                except (ImportError, AttributeError) as error:
+                    # Named (an annotation, a branch not taken) but not installed
+                    # (or not in this Python's version of the module):
                     # an error only if the function really uses it.
                     module.namespace[name] = _Unavailable(f"{source}.{attribute or ''}: {error}")
         return name in module.namespace

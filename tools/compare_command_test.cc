@@ -1,7 +1,10 @@
 // `trainflops compare` and `sweep --compare` as a user runs them.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "cli_run.h"
@@ -47,6 +50,41 @@ TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
                                            data("hf/deepseek-v3.json") + " --seq-length 4096 --global-batch-size 1");
     EXPECT_EQ(c["frameworks"][index]["exact"], counted["total"]["exact"]);
   }
+}
+
+// tests/data/compare/framework_functions.jsonl: what Megatron-LM's,
+// Megatron-Bridge's, MaxText's and NeMo-RL's own FLOPs functions returned,
+// run from their source by validation/framework_functions.py, on the presets,
+// the release configs of tests/data/hf and a few variants, at three lengths.
+TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
+  std::ifstream in(data("compare/framework_functions.jsonl"));
+  std::map<std::string, nlohmann::json> comparisons;  // by command
+  std::set<std::string> frameworks;
+  std::size_t records = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    std::string command = "compare";
+    for (std::string option : record["options"]) {
+      if (option.rfind("tests/data/", 0) == 0) option = data(option.substr(std::string("tests/data/").size()));
+      command += " " + option;
+    }
+    command += " --seq-length " + std::to_string(record["seq_length"].get<int>());
+    SCOPED_TRACE(command + ": " + record["framework"].get<std::string>());
+    if (!comparisons.count(command)) comparisons[command] = json_of(command);
+    const double theirs = record["flops"];
+    bool found = false;
+    for (const nlohmann::json& row : comparisons[command]["frameworks"]) {
+      if (row["name"] != record["framework"]) continue;
+      found = true;
+      ASSERT_FALSE(row["flops"].is_null());
+      EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
+    }
+    EXPECT_TRUE(found);
+    frameworks.insert(record["framework"].get<std::string>());
+    ++records;
+  }
+  EXPECT_GE(records, 200u);
+  EXPECT_EQ(frameworks, (std::set<std::string>{"maxtext", "megatron-bridge", "megatron-lm", "nemo-rl"}));
 }
 
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {

@@ -3,25 +3,29 @@ their source.
 
 Each framework's function is read from a checkout named by an environment
 variable (bench/megatron_baseline.py reads the function and the helpers it
-calls, without the rest of the framework) and called on every preset at
+calls, without the rest of the framework) and called on every preset, the
+release configs of tests/data/hf and a few variants at
 several sequence lengths; its number must equal compare's row for that
 framework (relative 1e-12: the frameworks count in floating point). A
 framework whose variable is unset is reported as not checked. torchtitan is
 not run: its rule counts the parameters of a built PyTorch module.
 
     MEGATRON_LM=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... \\
-        /usr/bin/python3 -m validation.framework_functions [build/trainflops]
+        /usr/bin/python3 -m validation.framework_functions [build/trainflops] [--write FILE]
+
+--write records the frameworks' numbers (tests/data/compare/
+framework_functions.jsonl holds one such run, which compare's tests read).
 
 MEGATRON_BRIDGE also needs MEGATRON_LM (Bridge imports Megatron-Core).
 """
 
+import argparse
 import enum
 import glob
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -177,27 +181,54 @@ def nemo_rl(checkout):
     return run
 
 
-def windowed_gpt_oss(preset_args):
-    """gpt-oss-120b as released: a 128-token window on every other layer,
-    from the first (Megatron-LM's arguments cannot say so; the frameworks'
-    window settings can). (name, native config, framework arguments)."""
-    args = dict(preset_args, window_size=128, window_pattern=[1 - i % 2 for i in range(preset_args["num_layers"])])
-    attention = {"type": "gqa", "num_heads": args["num_attention_heads"], "num_query_groups": args["num_query_groups"],
-                 "head_dim": args["kv_channels"]}
-    config = {
-        "name": "gpt-oss-120b, windowed", "hidden_size": args["hidden_size"], "vocab_size": args["padded_vocab_size"],
-        "mixers": {"sliding": dict(attention, window=128), "full": attention},
-        "channel_mixers": {"moe": {"type": "moe", "num_experts": args["num_experts"], "topk": args["moe_router_topk"],
-                                   "expert_ffn_hidden_size": args["moe_ffn_hidden_size"], "gated": True}},
-        "layers": [{"mixer": "sliding" if windowed else "full", "channel_mixer": "moe"}
-                   for windowed in args["window_pattern"]],
-    }
-    return "gpt-oss-120b (windowed)", config, args
+# gpt-oss-120b with its windows (a native config; the preset has none).
+WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
+
+# The release configs of tests/data/hf and the frameworks' arguments for
+# each: a preset's where it is the same model, else written from the config.
+HF_CASES = (
+    ("deepseek-v3.json", "deepseek-v3", {}),
+    ("glm-5.1.json", "glm-5", {}),
+    ("llama-3.1-8b.json", "llama-3.1-8b", {}),
+    ("qwen3-30b-a3b.json", None, {
+        "num_layers": 48, "hidden_size": 2048, "ffn_hidden_size": 6144, "num_attention_heads": 32,
+        "group_query_attention": True, "num_query_groups": 4, "kv_channels": 128, "swiglu": True,
+        "padded_vocab_size": 151936, "num_experts": 128, "moe_layer_freq": 1, "moe_router_topk": 8,
+        "moe_ffn_hidden_size": 768}),
+    # Qwen3-Next's layers without an MTP depth (the config names none).
+    ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
+)
+
+
+def windowed_args(preset_args):
+    """The frameworks' arguments for WINDOWED_GPT_OSS: 128-token windows on
+    layers 1, 3, 5, ... (1-based)."""
+    return dict(preset_args, window_size=128, window_pattern=[1 - i % 2 for i in range(preset_args["num_layers"])])
+
+
+def cases():
+    """(name, compare's model options, the frameworks' arguments) of every case."""
+    presets = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
+        with open(path) as f:
+            preset = json.load(f)
+        presets[preset["name"]] = preset["args"]
+        yield preset["name"], ["--preset", preset["name"]], preset["args"]
+    # The indexer trained by a KL loss on detached inputs, dense or sparse.
+    for mode, sparse in (("detached", False), ("sparse", True)):
+        yield (f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
+               dict(presets["glm-5.2"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse))
+    yield "gpt-oss-120b (windowed)", ["--config", WINDOWED_GPT_OSS], windowed_args(presets["gpt-oss-120b"])
+    for config, preset, args in HF_CASES:
+        given = dict(presets[preset], **args) if preset else args
+        if isinstance(given.get("linear_attention_freq"), list):
+            given["linear_attention_freq"] = given["linear_attention_freq"][:given["num_layers"]]
+        yield config, ["--hf", "tests/data/hf/" + config], {k: v for k, v in given.items() if v is not None}
 
 
 def compare_rows(cli, source, length):
     result = subprocess.run([cli, "compare", *source, "--seq-length", str(length), "--global-batch-size", "1",
-                             "--format", "json"], capture_output=True, text=True, check=True)
+                             "--format", "json"], capture_output=True, text=True, check=True, cwd=ROOT)
     return {row["name"]: row for row in json.loads(result.stdout)["frameworks"]}
 
 
@@ -207,7 +238,11 @@ class Outcome(enum.Enum):
 
 
 def main():
-    cli = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "trainflops")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("cli", nargs="?", default=os.path.join(ROOT, "build", "trainflops"))
+    parser.add_argument("--write", metavar="FILE",
+                        help="also record the frameworks' numbers there (JSON Lines), for compare's tests")
+    options = parser.parse_args()
     env = os.environ.get
     runners = {}
     if env("MEGATRON_LM"):
@@ -224,25 +259,10 @@ def main():
                            ("maxtext", "MAXTEXT"), ("nemo-rl", "NEMO_RL")):
         if name not in runners:
             print(f"{name}: not checked (set {variable} to a checkout)")
-    cases = []  # (name, compare's model options, the frameworks' arguments)
-    for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
-        with open(path) as f:
-            preset = json.load(f)
-        cases.append((preset["name"], ["--preset", preset["name"]], preset["args"]))
-        if preset["name"] == "glm-5.2":
-            # The indexer trained by a KL loss on detached inputs, dense or sparse.
-            for mode, sparse in (("detached", False), ("sparse", True)):
-                cases.append((f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
-                              dict(preset["args"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse)))
-        if preset["name"] == "gpt-oss-120b":
-            name, config, args = windowed_gpt_oss(preset["args"])
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as config_file:
-                json.dump(config, config_file)
-            cases.append((name, ["--config", config_file.name], args))
-    differ = 0
-    for case, source_options, args in cases:
+    differ, records = 0, []
+    for case, source_options, args in cases():
         for length in LENGTHS:
-            rows = compare_rows(cli, source_options, length)
+            rows = compare_rows(options.cli, source_options, length)
             for name, (run, source) in runners.items():
                 row = rows[name]
                 if row["flops"] is None:
@@ -253,7 +273,12 @@ def main():
                 differ += outcome is Outcome.DIFFER
                 print(f"{case:<24} {length:>7}  {name:<16} {outcome.value:<7} theirs {theirs:.15e}  "
                       f"compare {ours}  ({source})")
+                records.append({"options": source_options, "seq_length": length, "framework": name,
+                                "flops": float(theirs), "function": source.split(" (")[0]})
     print(f"{differ} differ")
+    if options.write:
+        with open(options.write, "w") as out:
+            out.writelines(json.dumps(record) + "\n" for record in records)
     return 1 if differ else 0
 
 
