@@ -133,6 +133,7 @@ class ComponentSums {
   // replace the running double by the correctly rounded exact value.
   std::vector<ComponentFlops> list() const {
     std::vector<ComponentFlops> out;
+    out.reserve(kAllComponents.size());
     for (Component c : kAllComponents) {
       const auto i = static_cast<std::size_t>(c);
       if (!present_[i]) continue;

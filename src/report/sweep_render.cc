@@ -69,41 +69,55 @@ double group_sum(const SweepPoint& point, Group group) {
   return sum;
 }
 
-// `value` with `digits` decimals, as printf's %.<digits>f writes it.
-std::string fixed(double value, int digits) {
-  char buffer[400];  // the widest double, 309 digits, and its decimals
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, digits).ptr;
-  return std::string(buffer, end);
-}
-
 std::string column(std::string text, std::size_t width) {
   if (text.size() < width) text.insert(0, width - text.size(), ' ');
   return text;
 }
 
+// Appends `text` right-aligned in `width` columns.
+void append_column(std::string& out, std::string_view text, std::size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out.append(text);
+}
+
+// Appends `value` with `digits` decimals (as printf's %.<digits>f writes it)
+// and `suffix`, right-aligned in `width` columns: thousands of rows, no
+// temporary strings.
+void append_fixed(std::string& out, double value, int digits, std::size_t width, std::string_view suffix = "") {
+  char buffer[400];  // the widest double, 309 digits, and its decimals
+  char* end =
+      std::to_chars(buffer, buffer + sizeof buffer - suffix.size(), value, std::chars_format::fixed, digits).ptr;
+  end = std::copy(suffix.begin(), suffix.end(), end);
+  append_column(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
+}
+
 std::string render_table(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode) {
   // Dense-attention accounting means something only where it differs: a DSA
   // model, or windows the mode counts.
-  const bool dense = std::any_of(points.begin(), points.end(),
-                                 [](const SweepPoint& p) { return p.dense_per_token != p.per_token; });
+  const bool dense =
+      std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.dense_per_token != p.per_token; });
   std::string out = "trainflops sweep: " + std::string(mode_name(mode)) +
                     " mode, GFLOPs per token of one training iteration (forward + backward)\n";
   out += "model  " + model_summary + "\n";
   if (dense) {
-    out += "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
-           "sliding window as full causal attention\n";
+    out +=
+        "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
+        "sliding window as full causal attention\n";
   }
   out += "\n" + column("context", 9) + (dense ? column("dense attn", 12) : "") + column("this model", 12) +
          (dense ? column("dense/this", 12) : "");
   for (Group group : kGroups) out += column(group_title(group), 11);
   out += "\n";
+  out.reserve(out.size() + points.size() * (9 + 3 * 12 + kGroups.size() * 11 + 1));
   for (const SweepPoint& point : points) {
-    out += column(std::to_string(point.seq_length), 9) +
-           (dense ? column(fixed(point.dense_per_token / 1e9, 1), 12) : "") +
-           column(fixed(point.per_token / 1e9, 1), 12) +
-           (dense ? column(fixed(point.dense_per_token / point.per_token, 2) + "x", 12) : "");
-    for (Group group : kGroups) out += column(fixed(group_sum(point, group) / 1e9, 1), 11);
-    out += "\n";
+    char length[24];
+    append_column(
+        out, std::string_view(length, std::to_chars(length, length + sizeof length, point.seq_length).ptr - length), 9);
+    if (dense) append_fixed(out, point.dense_per_token / 1e9, 1, 12);
+    append_fixed(out, point.per_token / 1e9, 1, 12);
+    if (dense) append_fixed(out, point.dense_per_token / point.per_token, 2, 12, "x");
+    for (Group group : kGroups) append_fixed(out, group_sum(point, group) / 1e9, 1, 11);
+    out += '\n';
   }
   return out;
 }
