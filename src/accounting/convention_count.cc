@@ -22,11 +22,11 @@ class DoubledSum {
       const std::optional<Int128> doubled = value(term.per);
       const auto cost = checked_mul(term.forward_flops, term.executions);
       const auto product = doubled && cost ? checked_mul(*cost, *doubled) : std::nullopt;
-      const auto sum = product ? checked_add(total_, *product / term.divisor) : std::nullopt;
-      if (!sum)
+      if (product) {
+        add_doubled(*product / term.divisor);
+      } else {
         overflow_ = true;
-      else
-        total_ = *sum;
+      }
     }
   }
 
@@ -51,6 +51,16 @@ class DoubledSum {
   std::optional<Int128> area(std::int64_t span) const {
     const Int128 l = length_, e = std::min<Int128>(span, l);
     return 2 * l * e - e * e;
+  }
+
+  // Adds a sum add() gave before (a repeated layer's).
+  void add_doubled(Int128 doubled) {
+    const auto sum = checked_add(total_, doubled);
+    if (!sum) {
+      overflow_ = true;
+    } else {
+      total_ = *sum;
+    }
   }
 
   std::int64_t length() const { return length_; }
@@ -184,14 +194,32 @@ const Moe* first_moe(const Model& model) {
   return nullptr;
 }
 
-void add_layer(const Layer& layer, const Model& model, const Conventions& c, DoubledSum& sum) {
+// `moe`: the MoE layer dense layers are charged as, or null.
+void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
-  const Moe* moe = c.dense_layers_as_moe ? first_moe(model) : nullptr;
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
     add_channel_mixer(*moe, model.hidden_size, c, sum);
   } else {
     add_channel_mixer(*layer.channel_mixer, model.hidden_size, c, sum);
+  }
+}
+
+// Adds `layers`; a layer equal to the one before it adds what that one did,
+// so that models of many repeated layers cost little more than their distinct ones.
+void add_layers(const std::vector<Layer>& layers, const Model& model, const Moe* moe, const Conventions& c,
+                DoubledSum& sum, const std::function<Layer(const Layer&)>& as_charged) {
+  const Layer* previous = nullptr;
+  Int128 previous_flops = 0;
+  for (const Layer& layer : layers) {
+    if (previous && layer == *previous) {
+      sum.add_doubled(previous_flops);
+      continue;
+    }
+    const Int128 before = sum.doubled_total();
+    add_layer(as_charged(layer), model, moe, c, sum);
+    previous = &layer;
+    previous_flops = sum.doubled_total() - before;
   }
 }
 
@@ -278,11 +306,12 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
 
 Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int64_t seq_length) {
   DoubledSum sum(seq_length);
-  for (const Layer& layer : model.layers) add_layer(layer, model, c, sum);
+  const Moe* moe = c.dense_layers_as_moe ? first_moe(model) : nullptr;
+  add_layers(model.layers, model, moe, c, sum, [](const Layer& layer) { return layer; });
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
   if (c.mtp != MtpRule::kOff) {
     for (const std::vector<Layer>& depth : model.mtp_depths) {
-      for (const Layer& layer : depth) add_layer(mtp_layer_as_charged(layer, model, c), model, c, sum);
+      add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
       if (c.mtp == MtpRule::kFull) {
         sum.add(mtp_projection_terms(model.hidden_size, projections_mode(c)), tokens);
         sum.add(logits_terms(model.hidden_size, model.vocab_size), tokens);
