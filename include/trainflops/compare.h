@@ -36,13 +36,6 @@ enum class Framework {
   kNemoRl,              // NeMo-RL's flops_formulas, as its flops_tracker picks them
 };
 
-inline constexpr Framework kAllFrameworks[] = {
-    Framework::kTrainflopsModel, Framework::kTrainflopsExecuted,
-    Framework::kMegatronMain,    Framework::kMegatronDsaFix,
-    Framework::kMegatronBridge,  Framework::kMaxText,
-    Framework::kTorchtitan,      Framework::kNemoRl,
-};
-
 // "trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
 // "megatron-bridge", "maxtext", "torchtitan", "nemo-rl" (JSON and CSV keys);
 // framework_title(): "Megatron-LM main", ... for tables.
@@ -99,7 +92,7 @@ struct Comparison {
   std::int64_t seq_length = 0;
   std::int64_t sequences = 0;              // per iteration
   Int128 model_flops = 0;                  // trainflops model mode, the reconciliations' base
-  std::vector<FrameworkCount> frameworks;  // one per kAllFrameworks entry, in that order
+  std::vector<FrameworkCount> frameworks;  // one per Framework, in declaration order
 };
 
 // Every framework's FLOPs for one training iteration of `sequences` sequences

@@ -4,7 +4,7 @@
 #include <utility>
 #include <variant>
 
-#include "convention_count.h"
+#include "accounting/convention_count.h"
 
 namespace trainflops {
 namespace {

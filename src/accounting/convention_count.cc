@@ -1,4 +1,4 @@
-#include "convention_count.h"
+#include "accounting/convention_count.h"
 
 #include <algorithm>
 #include <functional>

@@ -3,22 +3,13 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/columns.h"
 #include "trainflops/render.h"
 
 namespace trainflops {
 namespace {
 
 using nlohmann::ordered_json;
-
-std::string pad_right(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
-}
-
-std::string pad_left(std::string text, std::size_t width) {
-  if (text.size() < width) text.insert(0, width - text.size(), ' ');
-  return text;
-}
 
 // "+12345" / "-12345": a difference reads as one.
 std::string signed_decimal(Int128 value) { return (value > 0 ? "+" : "") + to_decimal(value); }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/columns.h"
 #include "trainflops/parameters.h"
 
 namespace trainflops {
@@ -20,16 +21,6 @@ std::string printf_string(const char* format, double value) {
 
 std::string share_of(double part, double total) {
   return total > 0 ? printf_string("%5.1f%%", 100 * part / total) : "  -  ";
-}
-
-std::string pad_right(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
-}
-
-std::string pad_left(std::string text, std::size_t width) {
-  if (text.size() < width) text.insert(0, width - text.size(), ' ');
-  return text;
 }
 
 // "1.23 EFLOP" for the total line.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "report/columns.h"
 #include "trainflops/render.h"
 
 namespace trainflops {
@@ -69,11 +70,6 @@ double group_sum(const SweepPoint& point, Group group) {
   return sum;
 }
 
-std::string column(std::string text, std::size_t width) {
-  if (text.size() < width) text.insert(0, width - text.size(), ' ');
-  return text;
-}
-
 // Appends `text` right-aligned in `width` columns.
 void append_column(std::string& out, std::string_view text, std::size_t width) {
   if (text.size() < width) out.append(width - text.size(), ' ');
@@ -104,9 +100,9 @@ std::string render_table(const std::vector<SweepPoint>& points, const std::strin
         "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
         "sliding window as full causal attention\n";
   }
-  out += "\n" + column("context", 9) + (dense ? column("dense attn", 12) : "") + column("this model", 12) +
-         (dense ? column("dense/this", 12) : "");
-  for (Group group : kGroups) out += column(group_title(group), 11);
+  out += "\n" + pad_left("context", 9) + (dense ? pad_left("dense attn", 12) : "") + pad_left("this model", 12) +
+         (dense ? pad_left("dense/this", 12) : "");
+  for (Group group : kGroups) out += pad_left(group_title(group), 11);
   out += "\n";
   out.reserve(out.size() + points.size() * (9 + 3 * 12 + kGroups.size() * 11 + 1));
   for (const SweepPoint& point : points) {
