@@ -56,13 +56,14 @@ enum class ConventionKind {
   kOutputGate,           // the attention output gate's projection
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
+  kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kCausalPairs, ConventionKind::kSlidingWindows,      ConventionKind::kMoeRouter,
     ConventionKind::kMtp,         ConventionKind::kMtpLayerKind,        ConventionKind::kDsaCore,
     ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
-    ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,
+    ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

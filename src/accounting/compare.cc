@@ -81,8 +81,16 @@ std::string bridge_cannot_express(const Model& model) {
   return "";
 }
 
+bool has_latent_moe(const Model& model) {
+  return any_layer(model, [](const Layer& l) {
+    const auto* moe = l.channel_mixer ? std::get_if<Moe>(&*l.channel_mixer) : nullptr;
+    return moe && moe->latent_size.has_value();
+  });
+}
+
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
+  if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "compare models MaxText's GQA with a head dimension and without chunked attention only";
   }
@@ -107,6 +115,7 @@ std::string nemo_rl_cannot_express(const Model& model) {
            !std::holds_alternative<MlaAttention>(*l.mixer);
   });
   if (other_mixer) return std::string(kFormulas) + "; this model has other attention";
+  if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
         return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim;
       })) {
@@ -148,13 +157,15 @@ const std::array<FrameworkDefinition, 8>& definitions() {
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kDenseMla,
-                   .indexer = IndexerRule::kNone},
+                   .indexer = IndexerRule::kNone,
+                   .quick_geglu_as_ungated = true},
        megatron_main_cannot_express},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kAbsorbedArea,
-                   .indexer = IndexerRule::kMegatron},
+                   .indexer = IndexerRule::kMegatron,
+                   .quick_geglu_as_ungated = true},
        megatron_cannot_express},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -253,6 +264,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
+    case ConventionKind::kQuickGeglu: return "quick_geglu";
   }
   return "";
 }
@@ -270,6 +282,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
+    case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";
   }
   return "";
 }

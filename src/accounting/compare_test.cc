@@ -251,6 +251,29 @@ TEST(CompareTest, GatedDeltaNetMtpLayerKindByEachFrameworksRule) {
   }
 }
 
+TEST(CompareTest, QuickGegluAndLatentExperts) {
+  // Megatron-LM's function charges a quick-GeGLU MLP as ungated (2 h ffn);
+  // Megatron-Bridge, by gated_linear_unit, as gated (3 h ffn).
+  DenseMlp geglu = dense();
+  geglu.megatron_charges_ungated = true;
+  const Model model = model_of({gqa_layer(geglu)});
+  for (std::int64_t s : {2, 5}) {
+    const auto got = numbers(model, s);
+    const Int128 S = s;
+    const Int128 attention = 6 * kQ * S * S;  // one layer, S^2/2 pairs
+    expect_flops(got, "megatron-lm", 6 * S * (kGqaProjections + 2 * kH * kFfn + kLogits) + attention);
+    expect_flops(got, "megatron-lm-dsa-fix", 6 * S * (kGqaProjections + 2 * kH * kFfn + kLogits) + attention);
+    expect_flops(got, "megatron-bridge", 6 * S * (kGqaProjections + kDenseMlp + kLogits) + attention);
+  }
+  Moe latent = moe(std::nullopt);
+  latent.latent_size = 4;
+  const Result<Comparison> c = compare_frameworks(model_of({gqa_layer(latent)}), 4, 1);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value().frameworks[static_cast<std::size_t>(Framework::kMaxText)].reason,
+            "MaxText's experts run in the hidden size: no latent MoE");
+  EXPECT_TRUE(c.value().frameworks[static_cast<std::size_t>(Framework::kMegatronBridge)].flops.has_value());
+}
+
 TEST(CompareTest, DifferencesAreNamedAndOnlyNonZero) {
   const Result<Comparison> c = compare_frameworks(windowed_moe_model(), 7, 3);
   ASSERT_TRUE(c.ok());

@@ -180,9 +180,15 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
 }
 
 void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
-  const bool with_router = c.router && std::holds_alternative<Moe>(channel_mixer);
-  sum.add(channel_mixer_terms(channel_mixer, h, with_router ? kExecutedMode : kModelMode),
-          [&](const Statistic& s) { return sum.exact(s); });
+  // Megatron mode charges quick-GeGLU as ungated; executed mode adds the router.
+  Terms terms = channel_mixer_terms(channel_mixer, h, c.quick_geglu_as_ungated ? kMegatronMode : kModelMode);
+  if (c.router && std::holds_alternative<Moe>(channel_mixer)) {
+    Terms executed = channel_mixer_terms(channel_mixer, h, kExecutedMode);
+    for (const Term& term : executed) {
+      if (term.component == Component::kMoeRouter) terms.push_back(term);
+    }
+  }
+  sum.add(terms, [&](const Statistic& s) { return sum.exact(s); });
 }
 
 const Moe* first_moe(const Model& model) {
@@ -248,6 +254,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
+    case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
   }
 }
 
@@ -300,6 +307,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
+    case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";
   }
   return "";
 }

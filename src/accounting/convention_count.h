@@ -69,6 +69,9 @@ struct Conventions {
   bool output_gate = true;
   bool norms = true;
   bool dense_layers_as_moe = false;
+  // A gated MLP whose activation is quick-GeGLU charged as ungated, as
+  // Megatron-LM's function does (DenseMlp::megatron_charges_ungated).
+  bool quick_geglu_as_ungated = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.
