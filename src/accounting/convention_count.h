@@ -1,6 +1,6 @@
 // Counting a model as another framework's FLOPs function would: one choice
 // per convention (compare.h's ConventionKind), applied to the layer terms of
-// the modes (layer_flops.h). Internal to compare.cc and its tests.
+// the modes (layer_flops.h). Internal to compare.cc.
 #ifndef TRAINFLOPS_ACCOUNTING_CONVENTION_COUNT_H_
 #define TRAINFLOPS_ACCOUNTING_CONVENTION_COUNT_H_
 
