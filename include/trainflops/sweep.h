@@ -5,6 +5,7 @@
 #ifndef TRAINFLOPS_SWEEP_H_
 #define TRAINFLOPS_SWEEP_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,9 +21,12 @@ namespace trainflops {
 // sequences of `seq_length` tokens.
 struct SweepPoint {
   std::int64_t seq_length = 0;
-  double per_token = 0;                    // the model as described
-  double dense_per_token = 0;              // with_dense_attention(model)
-  std::vector<ComponentFlops> components;  // of per_token, per token
+  double per_token = 0;        // the model as described
+  double dense_per_token = 0;  // with_dense_attention(model)
+  // per_token by component (index: the Component's value), per token; 0 for
+  // the components the model does not have. Fixed size: a sweep of many
+  // lengths holds no allocation per point.
+  std::array<double, kAllComponents.size()> components{};
 };
 
 // `model` with every DSA layer replaced by its MLA attention (dense core

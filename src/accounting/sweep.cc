@@ -26,15 +26,16 @@ Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std:
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter dense, FlopsCounter::create(with_dense_attention(model), mode));
   std::vector<SweepPoint> points;
+  points.reserve(seq_lengths.size());
   for (std::int64_t length : seq_lengths) {
     const Workload one_sequence = Bshd{1, length};
     TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter.total(one_sequence));
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<ComponentFlops> components, counter.components(one_sequence));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<ComponentFlops> components, counter.components(one_sequence));
     TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense.total(one_sequence));
     const auto tokens = static_cast<double>(length);
-    SweepPoint point{length, total.value / tokens, dense_total.value / tokens, std::move(components)};
-    for (ComponentFlops& part : point.components) {
-      part.flops = Flops{part.flops.value / static_cast<double>(length), std::nullopt};
+    SweepPoint point{length, total.value / tokens, dense_total.value / tokens};
+    for (const ComponentFlops& part : components) {
+      point.components[static_cast<std::size_t>(part.component)] = part.flops.value / tokens;
     }
     points.push_back(std::move(point));
   }

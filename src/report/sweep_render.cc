@@ -66,7 +66,7 @@ static_assert(
 
 double group_sum(const SweepPoint& point, Group group) {
   double sum = 0;
-  for (const ComponentFlops& part : point.components) sum += group_of(part.component) == group ? part.flops.value : 0;
+  for (Component c : kAllComponents) sum += group_of(c) == group ? point.components[static_cast<std::size_t>(c)] : 0;
   return sum;
 }
 
@@ -122,8 +122,9 @@ std::string render_json(const std::vector<SweepPoint>& points, const std::string
   ordered_json out = {{"mode", mode_name(mode)}, {"model", model_summary}, {"points", ordered_json::array()}};
   for (const SweepPoint& point : points) {
     ordered_json components = ordered_json::object();
-    for (const ComponentFlops& part : point.components) {
-      components[std::string(component_name(part.component))] = part.flops.value;
+    for (Component c : kAllComponents) {
+      const double value = point.components[static_cast<std::size_t>(c)];
+      if (value != 0) components[std::string(component_name(c))] = value;
     }
     out["points"].push_back({{"seq_length", point.seq_length},
                              {"per_token", point.per_token},
@@ -141,11 +142,7 @@ std::string render_csv(const std::vector<SweepPoint>& points) {
   for (const SweepPoint& point : points) {
     out += std::to_string(point.seq_length) + "," + shortest_decimal(point.per_token) + "," +
            shortest_decimal(point.dense_per_token) + "," + shortest_decimal(point.dense_per_token / point.per_token);
-    for (Component c : kAllComponents) {
-      double value = 0;
-      for (const ComponentFlops& part : point.components) value += part.component == c ? part.flops.value : 0;
-      out += "," + shortest_decimal(value);
-    }
+    for (double value : point.components) out += "," + shortest_decimal(value);
     out += "\n";
   }
   return out;
