@@ -52,6 +52,106 @@ std::shared_ptr<PyModel> from_recent_args(MegatronArgs args) {
   return model;
 }
 
+// Plain Python values (exact ints, floats, bools, strs and lists of them) read
+// straight into an argument, as the JSON path would read them; false for
+// anything else, which the JSON path then reads and names in its error.
+bool read_plain(PyObject* value, std::optional<std::int64_t>& out) {
+  if (!PyLong_CheckExact(value)) return false;
+  int overflow = 0;
+  const long long integer = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow) return false;
+  out = integer;
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<double>& out) {
+  if (PyFloat_CheckExact(value)) {
+    out = PyFloat_AS_DOUBLE(value);
+    return true;
+  }
+  std::optional<std::int64_t> integer;
+  if (!read_plain(value, integer)) return false;
+  out = static_cast<double>(*integer);
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<bool>& out) {
+  if (value != Py_True && value != Py_False) return false;
+  out = value == Py_True;
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<std::string>& out) {
+  if (!PyUnicode_CheckExact(value)) return false;
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+  if (!text) {
+    PyErr_Clear();
+    return false;
+  }
+  out.emplace(text, static_cast<std::size_t>(size));
+  return true;
+}
+
+// The items of a list or tuple, each read as `Item`.
+template <typename Item>
+bool read_plain_items(PyObject* value, std::vector<Item>& out) {
+  if (!PyList_CheckExact(value) && !PyTuple_CheckExact(value)) return false;
+  const Py_ssize_t size = PySequence_Fast_GET_SIZE(value);
+  out.reserve(static_cast<std::size_t>(size));
+  for (Py_ssize_t i = 0; i < size; ++i) {
+    std::optional<Item> item;
+    if (!read_plain(PySequence_Fast_GET_ITEM(value, i), item)) return false;
+    out.push_back(std::move(*item));
+  }
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<std::vector<std::int64_t>>& out) {
+  std::vector<std::int64_t> items;
+  if (!read_plain_items(value, items)) return false;
+  out = std::move(items);
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<std::vector<std::string>>& out) {
+  std::optional<std::string> one;
+  if (read_plain(value, one)) {
+    out = std::vector<std::string>{std::move(*one)};
+    return true;
+  }
+  std::vector<std::string> items;
+  if (!read_plain_items(value, items)) return false;
+  out = std::move(items);
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<LayerFrequency>& out) {
+  std::optional<std::int64_t> every;
+  if (read_plain(value, every)) {
+    out = *every;
+    return true;
+  }
+  std::vector<std::int64_t> flags;
+  if (!read_plain_items(value, flags)) return false;
+  out = std::move(flags);
+  return true;
+}
+
+// The arguments of `values` (one per megatron_arg_names(), null when absent)
+// when every value is plain; nullopt otherwise.
+std::optional<MegatronArgs> plain_megatron_args(const std::vector<py::object>& values) {
+  MegatronArgs args;
+  std::size_t next = 0;
+  bool plain = true;
+  for_each_megatron_arg(args, [&](std::string_view, auto& member) {
+    const py::object& value = values[next++];
+    if (plain && value && !value.is_none()) plain = read_plain(value.ptr(), member);
+  });
+  if (!plain) return std::nullopt;
+  return args;
+}
+
 // The names of megatron_arg_names() as Python strings, made once: a lookup
 // by a ready string skips creating and hashing one per name and call.
 const std::vector<py::str>& python_arg_names() {
@@ -134,19 +234,21 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   std::vector<py::object> values(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
 
-  static const std::vector<std::string> fields = [] {
-    std::vector<std::string> all;
-    for (const std::string& name : megatron_arg_names()) all.push_back("args." + name);
-    return all;
-  }();
-  std::vector<nlohmann::json> converted(names.size());
-  bool any = false;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    any = any || values[i];
-    if (values[i]) converted[i] = json_from(values[i], fields[i]);
+  if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
+  std::optional<MegatronArgs> args = plain_megatron_args(values);
+  if (!args) {
+    static const std::vector<std::string> fields = [] {
+      std::vector<std::string> all;
+      for (const std::string& name : megatron_arg_names()) all.push_back("args." + name);
+      return all;
+    }();
+    std::vector<nlohmann::json> converted(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (values[i]) converted[i] = json_from(values[i], fields[i]);
+    }
+    args = value_or_throw(megatron_args_from_values(converted));
   }
-  if (!any) return nullptr;
-  std::shared_ptr<PyModel> model = from_recent_args(value_or_throw(megatron_args_from_values(converted)));
+  std::shared_ptr<PyModel> model = from_recent_args(std::move(*args));
   std::vector<std::size_t> lists;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] && PyList_Check(values[i].ptr())) lists.push_back(i);

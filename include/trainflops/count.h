@@ -126,9 +126,9 @@ class FlopsCounter {
   Result<Flops> total_from_statistics(const std::vector<Int128>& sums) const;
 
  private:
-  struct Row;  // one layer's terms (count.cc)
+  struct Rows;  // the report's rows and the terms they show, built once per distinct layer (count.cc)
 
-  FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows);
+  FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::shared_ptr<const Rows> rows);
   // create() after its checks: the model is valid.
   static FlopsCounter of_valid_model(const Model& model, Mode mode, Recompute recompute);
 
@@ -145,12 +145,14 @@ class FlopsCounter {
   // The report of evaluated statistics; model_total is the caller's.
   Result<Report> report_of(const StatisticValues& values, std::string workload_description) const;
   Result<Flops> total_of(const StatisticValues& values) const;
+  // One row of the report's run `run_index` (named ""): its FLOPs and components.
+  Result<LayerFlops> row_flops(std::size_t run_index, const StatisticValues& values) const;
 
   Mode mode_;
   Recompute recompute_;
   std::optional<std::int64_t> megatron_seq_length_;
   std::string model_summary_;
-  std::shared_ptr<const std::vector<Row>> rows_;  // immutable, shared by copies
+  std::shared_ptr<const Rows> rows_;  // immutable, shared by copies
   std::vector<Statistic> statistics_;             // distinct, sorted
   std::vector<Int128> exact_coefficients_;        // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
@@ -162,7 +164,7 @@ class FlopsCounter {
     double megatron;
   };
   std::vector<ComponentCoefficient> component_coefficients_;
-  std::shared_ptr<const StatisticSums> document_sums_;  // exact sums over packed documents
+  std::shared_ptr<const StatisticSums> document_sums_;  // exact modes: sums over packed documents
   std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };
 

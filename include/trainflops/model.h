@@ -8,7 +8,10 @@
 #ifndef TRAINFLOPS_MODEL_H_
 #define TRAINFLOPS_MODEL_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -193,15 +196,96 @@ struct Layer {
   bool operator==(const Layer&) const = default;
 };
 
+// The layers of a decoder or of one MTP depth, in order. Models repeat a few
+// distinct layers many times (a `repeat` of a config, 75 identical MoE layers),
+// so the stack holds each distinct layer once and the order as runs of them:
+// building, validating and counting cost the number of distinct layers and
+// runs, never the number of layers. Reading it position by position (size(),
+// operator[], iteration) sees every layer, as a std::vector<Layer> would.
+class LayerStack {
+ public:
+  struct Run {
+    std::size_t layer = 0;   // index into distinct()
+    std::int64_t start = 0;  // the position of its first layer
+    std::int64_t count = 0;  // consecutive positions holding it, > 0
+  };
+
+  LayerStack() = default;
+  LayerStack(std::initializer_list<Layer> layers);
+  // The layers in order (equal ones are stored once).
+  LayerStack(const std::vector<Layer>& layers);  // NOLINT(google-explicit-constructor): the same sequence
+
+  // Appends `count` (> 0) copies of `layer`; returns its index in distinct(),
+  // which append_again() takes. A layer equal to one already held is not
+  // stored again.
+  std::size_t append(const Layer& layer, std::int64_t count = 1);
+  void push_back(const Layer& layer) { append(layer); }
+  // Appends `count` (> 0) copies of distinct()[distinct_index], without
+  // comparing layers: what builders that know which layers repeat use.
+  void append_again(std::size_t distinct_index, std::int64_t count = 1);
+  // Replaces the layer at `position` (< size()) alone.
+  void set(std::size_t position, const Layer& layer);
+  // Calls `edit(Layer&)` once per distinct layer: every position changes alike.
+  template <typename Edit>
+  void edit_each(Edit&& edit) {
+    for (Layer& layer : distinct_) edit(layer);
+  }
+
+  std::size_t size() const { return static_cast<std::size_t>(size_); }
+  bool empty() const { return size_ == 0; }
+  // The layer at `position` (< size()), found by binary search over the runs.
+  const Layer& operator[](std::size_t position) const;
+  const Layer& front() const { return distinct_[runs_.front().layer]; }
+  const Layer& back() const { return distinct_[runs_.back().layer]; }
+
+  const std::vector<Layer>& distinct() const { return distinct_; }
+  const std::vector<Run>& runs() const { return runs_; }
+
+  // Every position in order.
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Layer;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Layer*;
+    using reference = const Layer&;
+    Iterator() = default;
+    Iterator(const LayerStack* stack, std::size_t run) : stack_(stack), run_(run) {}
+    reference operator*() const { return stack_->distinct_[stack_->runs_[run_].layer]; }
+    pointer operator->() const { return &**this; }
+    Iterator& operator++();
+    Iterator operator++(int) {
+      Iterator before = *this;
+      ++*this;
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return run_ == other.run_ && within_ == other.within_; }
+
+   private:
+    const LayerStack* stack_ = nullptr;
+    std::size_t run_ = 0;
+    std::int64_t within_ = 0;
+  };
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, runs_.size()); }
+
+  // The same layers in the same order, however they are stored.
+  bool operator==(const LayerStack& other) const;
+
+ private:
+  std::vector<Layer> distinct_;
+  std::vector<Run> runs_;
+  std::int64_t size_ = 0;
+};
+
 // Which of Megatron-LM's two accounting functions reproduces this model in
 // `megatron` mode. The hybrid one omits the MTP projections and ignores the
 // attention output gate; the exact modes count both on either path.
 enum class MegatronPath { kStandard, kHybrid };
 
 // The most decoder layers a model may have, and the most layers in all its
-// MTP depths: each layer is described and counted one by one, and published
-// models have a few hundred, so a larger number is a mistake in the input
-// (and would take minutes and gigabytes to build).
+// MTP depths: published models have a few hundred, so a larger number is a
+// mistake in the input, and reports list every layer.
 inline constexpr std::int64_t kMaxLayers = 100000;
 
 // "num_layers = 20000000: must be at most 100000 (kMaxLayers: ...)"; Ok when
@@ -212,10 +296,10 @@ struct Model {
   std::string name;  // optional, for reports
   std::int64_t hidden_size = 0;
   std::int64_t vocab_size = 0;  // the padded vocabulary the logits are computed over
-  std::vector<Layer> layers;    // the decoder, in order
+  LayerStack layers;            // the decoder, in order
   // Multi-token prediction: one entry per depth, each with its own layers. Every
   // depth also has a 2h -> h projection with norms and its own logits.
-  std::vector<std::vector<Layer>> mtp_depths;
+  std::vector<LayerStack> mtp_depths;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.

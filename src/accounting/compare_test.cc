@@ -32,7 +32,7 @@ Model model_of(std::vector<Layer> layers, std::vector<std::vector<Layer>> mtp = 
   model.hidden_size = kH;
   model.vocab_size = kVocab;
   model.layers = std::move(layers);
-  model.mtp_depths = std::move(mtp);
+  model.mtp_depths.assign(mtp.begin(), mtp.end());
   return model;
 }
 

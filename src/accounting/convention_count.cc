@@ -53,9 +53,10 @@ class DoubledSum {
     return 2 * l * e - e * e;
   }
 
-  // Adds a sum add() gave before (a repeated layer's).
-  void add_doubled(Int128 doubled) {
-    const auto sum = checked_add(total_, doubled);
+  // Adds `copies` times a sum add() gave before (a repeated layer's).
+  void add_doubled(Int128 doubled, std::int64_t copies = 1) {
+    const auto product = checked_mul(doubled, copies);
+    const auto sum = product ? checked_add(total_, *product) : std::nullopt;
     if (!sum) {
       overflow_ = true;
     } else {
@@ -211,21 +212,21 @@ void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Con
   }
 }
 
-// Adds `layers`; a layer equal to the one before it adds what that one did,
-// so that models of many repeated layers cost little more than their distinct ones.
-void add_layers(const std::vector<Layer>& layers, const Model& model, const Moe* moe, const Conventions& c,
-                DoubledSum& sum, const std::function<Layer(const Layer&)>& as_charged) {
-  const Layer* previous = nullptr;
-  Int128 previous_flops = 0;
-  for (const Layer& layer : layers) {
-    if (previous && layer == *previous) {
-      sum.add_doubled(previous_flops);
-      continue;
+// Adds `layers`, each distinct layer counted once and multiplied by its
+// repeats: the cost is that of the distinct layers and runs.
+void add_layers(const LayerStack& layers, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum,
+                const std::function<Layer(const Layer&)>& as_charged) {
+  std::vector<std::optional<Int128>> per_layer(layers.distinct().size());
+  for (const LayerStack::Run& run : layers.runs()) {
+    std::optional<Int128>& flops = per_layer[run.layer];
+    std::int64_t copies = run.count;
+    if (!flops) {
+      const Int128 before = sum.doubled_total();
+      add_layer(as_charged(layers.distinct()[run.layer]), model, moe, c, sum);
+      flops = sum.doubled_total() - before;
+      --copies;
     }
-    const Int128 before = sum.doubled_total();
-    add_layer(as_charged(layer), model, moe, c, sum);
-    previous = &layer;
-    previous_flops = sum.doubled_total() - before;
+    sum.add_doubled(*flops, copies);
   }
 }
 
@@ -318,7 +319,7 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   add_layers(model.layers, model, moe, c, sum, [](const Layer& layer) { return layer; });
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
   if (c.mtp != MtpRule::kOff) {
-    for (const std::vector<Layer>& depth : model.mtp_depths) {
+    for (const LayerStack& depth : model.mtp_depths) {
       add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
       if (c.mtp == MtpRule::kFull) {
         sum.add(mtp_projection_terms(model.hidden_size, projections_mode(c)), tokens);

@@ -14,13 +14,28 @@ namespace trainflops {
 // one by one, where checked arithmetic names the overflow.
 constexpr int kDocumentSumBits = 126;
 
-struct FlopsCounter::Row {
-  std::string name;
-  std::string kind;
-  // Shared by identical layers, whose terms are built and summed once.
-  std::shared_ptr<const Terms> terms;
-  // On the row that built `terms`: how many rows share them; 0 on the others.
-  std::int64_t uses = 1;
+struct FlopsCounter::Rows {
+  // The terms of a distinct layer, an MTP projection or the logits, built once.
+  struct Part {
+    std::string kind;  // layer_kind(), or "projection" / "logits"
+    Terms terms;
+    std::int64_t uses = 0;  // the rows that show it
+  };
+  // Consecutive report rows of one part: "decoder.4" to "decoder.78", or one
+  // row named `prefix` alone ("logits") when `first` is 0.
+  struct Run {
+    std::size_t part = 0;
+    std::string prefix;
+    std::int64_t first = 0;
+    std::int64_t count = 1;
+  };
+  std::vector<Part> parts;
+  std::vector<Run> runs;
+
+  void add(std::string name, std::string kind, Terms terms) {
+    parts.push_back({std::move(kind), std::move(terms), 1});
+    runs.push_back({parts.size() - 1, std::move(name), 0, 1});
+  }
 };
 namespace {
 
@@ -35,11 +50,12 @@ void add_recomputed_forwards(Terms& terms, Recompute recompute) {
 }
 
 // Executed mode counts the router GEMM, whose width is the number of experts.
-Status check_router_widths(const std::string& path, const std::vector<Layer>& layers) {
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    const auto* moe = layers[i].channel_mixer ? std::get_if<Moe>(&*layers[i].channel_mixer) : nullptr;
+Status check_router_widths(const std::string& path, const LayerStack& layers) {
+  for (const LayerStack::Run& run : layers.runs()) {
+    const Layer& layer = layers.distinct()[run.layer];
+    const auto* moe = layer.channel_mixer ? std::get_if<Moe>(&*layer.channel_mixer) : nullptr;
     if (moe && !moe->num_experts) {
-      return Error(path + "[" + std::to_string(i) +
+      return Error(path + "[" + std::to_string(run.start) +
                    "].channel_mixer.num_experts is missing: executed mode counts the router GEMM (h x num_experts)");
     }
   }
@@ -189,35 +205,49 @@ struct FlopsCounter::StatisticValues {
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::vector<Row> rows)
-    : mode_(mode),
-      recompute_(recompute),
-      model_summary_(std::move(model_summary)),
-      rows_(std::make_shared<const std::vector<Row>>(std::move(rows))) {
-  std::map<Statistic, std::pair<Int128, double>> coefficients;
-  std::map<std::pair<Component, Statistic>, std::pair<Int128, double>> by_component;
-  const auto add_run = [&](const Terms& terms, std::int64_t rows) {
-    for (const Term& term : terms) {
-      for (auto* sums : {&coefficients[term.per], &by_component[{term.component, term.per}]}) {
-        sums->first += term.forward_flops * term.executions * rows;  // sizes are capped: no overflow here
-        sums->second += estimate_of(term) * static_cast<double>(rows);
-      }
-    }
+FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary,
+                           std::shared_ptr<const Rows> rows)
+    : mode_(mode), recompute_(recompute), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
+  // Every term of every part shown, sorted by statistic then component; a
+  // stable sort keeps each sum's order of addition.
+  struct Contribution {
+    Statistic per;
+    Component component;
+    Int128 exact;
+    double megatron;
   };
-  for (const Row& row : *rows_) {
-    if (row.uses > 0) add_run(*row.terms, row.uses);
+  std::vector<Contribution> contributions;
+  std::size_t terms = 0;
+  for (const Rows::Part& part : rows_->parts) terms += part.terms.size();
+  contributions.reserve(terms);
+  for (const Rows::Part& part : rows_->parts) {
+    if (part.uses == 0) continue;
+    for (const Term& term : part.terms) {
+      contributions.push_back({term.per, term.component,
+                               term.forward_flops * term.executions * part.uses,  // sizes are capped: no overflow
+                               estimate_of(term) * static_cast<double>(part.uses)});
+    }
   }
-  for (const auto& [statistic, coefficient] : coefficients) {
-    statistics_.push_back(statistic);
-    exact_coefficients_.push_back(coefficient.first);
-    megatron_coefficients_.push_back(coefficient.second);
+  std::stable_sort(contributions.begin(), contributions.end(), [](const Contribution& a, const Contribution& b) {
+    return a.per < b.per || (!(b.per < a.per) && a.component < b.component);
+  });
+  for (const Contribution& c : contributions) {
+    if (statistics_.empty() || statistics_.back() < c.per) {
+      statistics_.push_back(c.per);
+      exact_coefficients_.push_back(0);
+      megatron_coefficients_.push_back(0);
+    }
+    exact_coefficients_.back() += c.exact;
+    megatron_coefficients_.back() += c.megatron;
+    ComponentCoefficient* last = component_coefficients_.empty() ? nullptr : &component_coefficients_.back();
+    if (!last || last->statistic != statistics_.size() - 1 || last->component != c.component) {
+      component_coefficients_.push_back({c.component, statistics_.size() - 1, 0, 0});
+      last = &component_coefficients_.back();
+    }
+    last->exact += c.exact;
+    last->megatron += c.megatron;
   }
-  document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
-  for (const auto& [key, coefficient] : by_component) {
-    const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), key.second) -
-                                                statistics_.begin());
-    component_coefficients_.push_back({key.first, index, coefficient.first, coefficient.second});
-  }
+  if (mode != Mode::kMegatron) document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
 }
 
 Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompute recompute) {
@@ -244,42 +274,38 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
 FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
   const Convention convention{mode, model.megatron_path};
   const std::int64_t h = model.hidden_size;
-  std::vector<Row> rows;
-  rows.reserve(model.layers.size() + 2 * model.mtp_depths.size() + 1);
-  // Models repeat a few distinct layers: the rows that built their terms.
-  std::vector<std::pair<const Layer*, std::size_t>> built;  // the last one first
-  auto add_layer = [&](std::string name, const Layer& layer) {
-    const auto same = std::find_if(built.rbegin(), built.rend(), [&](const auto& b) { return *b.first == layer; });
-    if (same != built.rend()) {
-      Row& owner = rows[same->second];
-      ++owner.uses;
-      rows.push_back({std::move(name), owner.kind, owner.terms, 0});
-      if (same != built.rbegin()) std::iter_swap(same, built.rbegin());  // the next layer is likely the same
-      return;
+  auto rows = std::make_shared<Rows>();
+  std::size_t runs = model.layers.runs().size() + 1, parts = model.layers.distinct().size() + 1;
+  for (const LayerStack& depth : model.mtp_depths) {
+    runs += depth.runs().size() + 1;
+    parts += depth.distinct().size() + 1;
+  }
+  rows->runs.reserve(runs);
+  rows->parts.reserve(parts);
+  const auto add_stack = [&](const LayerStack& stack, const std::string& prefix) {
+    const std::size_t first_part = rows->parts.size();
+    for (const Layer& layer : stack.distinct()) {
+      Terms terms = layer_terms(layer, h, convention);
+      add_recomputed_forwards(terms, recompute);
+      rows->parts.push_back({layer_kind(layer), std::move(terms), 0});
     }
-    Terms terms = layer_terms(layer, h, convention);
-    add_recomputed_forwards(terms, recompute);
-    if (built.size() == 8) built.erase(built.begin());
-    built.emplace_back(&layer, rows.size());
-    rows.push_back({std::move(name), layer_kind(layer), std::make_shared<const Terms>(std::move(terms))});
+    for (const LayerStack::Run& run : stack.runs()) {
+      rows->parts[first_part + run.layer].uses += run.count;
+      rows->runs.push_back({first_part + run.layer, prefix, run.start + 1, run.count});
+    }
   };
-  for (std::size_t i = 0; i < model.layers.size(); ++i) add_layer("decoder." + std::to_string(i + 1), model.layers[i]);
+  add_stack(model.layers, "decoder");
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
-    if (!is_megatron_hybrid(convention)) {
-      rows.push_back(
-          {depth + ".projection", "projection", std::make_shared<const Terms>(mtp_projection_terms(h, convention))});
-    }
-    for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
-      add_layer(depth + "." + std::to_string(i + 1), model.mtp_depths[d][i]);
-    }
+    if (!is_megatron_hybrid(convention)) rows->add(depth + ".projection", "projection", mtp_projection_terms(h, convention));
+    add_stack(model.mtp_depths[d], depth);
   }
   Terms logits;
   for (std::size_t head = 0; head <= model.mtp_depths.size(); ++head) {
     Terms one_head = logits_terms(h, model.vocab_size);
     logits.insert(logits.end(), one_head.begin(), one_head.end());
   }
-  rows.push_back({"logits", "logits", std::make_shared<const Terms>(std::move(logits))});
+  rows->add("logits", "logits", std::move(logits));
   FlopsCounter counter(mode, recompute, summarize(model), std::move(rows));
   counter.megatron_seq_length_ = model.megatron_seq_length;
   return counter;
@@ -408,7 +434,6 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
 
 Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::string workload_description) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total_flops, total_of(values));
-  const bool exact = mode_ != Mode::kMegatron;
   Report report;
   report.mode = mode_;
   report.recompute = recompute_;
@@ -418,32 +443,60 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
   report.tokens = values.tokens;
   report.per_token = total_flops.value / to_double(values.tokens);
   ComponentSums model_sums;
-  for (const Row& row : *rows_) {
-    ComponentSums row_sums;
-    for (const Term& term : *row.terms) {
-      const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -
-                                                  statistics_.begin());
-      std::optional<Int128> exact_value;
-      double estimate = 0;
-      if (exact) {
-        exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
-        if (!exact_value) return overflow_error("the FLOPs of " + row.name);
-      } else {
-        estimate = estimate_of(term) * values.estimate[index];
+  // Each part's FLOPs once, however many rows show it.
+  std::vector<std::optional<LayerFlops>> part_flops(rows_->parts.size());
+  for (std::size_t r = 0; r < rows_->runs.size(); ++r) {
+    const Rows::Run& run = rows_->runs[r];
+    const Rows::Part& part = rows_->parts[run.part];
+    std::optional<LayerFlops>& one = part_flops[run.part];
+    if (!one) {
+      TRAINFLOPS_ASSIGN_OR_RETURN(one, row_flops(r, values));
+      // The model's components: each part's once, times the rows that show it.
+      for (const ComponentFlops& component : one->components) {
+        std::optional<Int128> exact_value;
+        if (component.flops.exact) {
+          exact_value = checked_mul(*component.flops.exact, part.uses);
+          if (!exact_value) return overflow_error("the FLOPs of " + std::string(component_name(component.component)));
+        }
+        TRAINFLOPS_RETURN_IF_ERROR(
+            model_sums.add(component.component, component.flops.value * static_cast<double>(part.uses), exact_value));
       }
-      TRAINFLOPS_RETURN_IF_ERROR(row_sums.add(term.component, estimate, exact_value));
-      TRAINFLOPS_RETURN_IF_ERROR(model_sums.add(term.component, estimate, exact_value));
     }
-    LayerFlops layer{row.name, row.kind, {}, row_sums.list()};
-    for (const ComponentFlops& part : layer.components) {
-      layer.flops.value += part.flops.value;
-      if (part.flops.exact) layer.flops.exact = layer.flops.exact.value_or(0) + *part.flops.exact;
+    for (std::int64_t i = 0; i < run.count; ++i) {
+      LayerFlops& layer = report.layers.emplace_back(*one);
+      layer.name = run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first + i);
     }
-    if (layer.flops.exact) layer.flops.value = to_double(*layer.flops.exact);
-    report.layers.push_back(std::move(layer));
   }
   report.components = model_sums.list();
   return report;
+}
+
+Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const StatisticValues& values) const {
+  const Rows::Run& run = rows_->runs[run_index];
+  const Rows::Part& part = rows_->parts[run.part];
+  ComponentSums sums;
+  for (const Term& term : part.terms) {
+    const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -
+                                                statistics_.begin());
+    std::optional<Int128> exact_value;
+    double estimate = 0;
+    if (mode_ != Mode::kMegatron) {
+      exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
+      if (!exact_value) {
+        return overflow_error("the FLOPs of " + (run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first)));
+      }
+    } else {
+      estimate = estimate_of(term) * values.estimate[index];
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(sums.add(term.component, estimate, exact_value));
+  }
+  LayerFlops flops{"", part.kind, {}, sums.list()};
+  for (const ComponentFlops& component : flops.components) {
+    flops.flops.value += component.flops.value;
+    if (component.flops.exact) flops.flops.exact = flops.flops.exact.value_or(0) + *component.flops.exact;
+  }
+  if (flops.flops.exact) flops.flops.value = to_double(*flops.flops.exact);
+  return flops;
 }
 
 Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {

@@ -17,7 +17,7 @@ Model llama_like(std::int64_t layers) {
       Mixer{GqaAttention{
           .num_heads = 8, .num_query_groups = 2, .head_dim = 64, .output_gate = false, .window = {}, .chunk = {}}},
       ChannelMixer{DenseMlp{1408, true}}};
-  model.layers.assign(static_cast<std::size_t>(layers), layer);
+  model.layers.append(layer, layers);
   return model;
 }
 
@@ -57,7 +57,7 @@ TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
 // comes without parameters rather than failing.
 TEST(CountTest, ParametersLeftOutWhenExpertsAreUncounted) {
   Model model = llama_like(2);
-  model.layers[1].channel_mixer = Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true};
+  model.layers.set(1, Layer{model.layers[1].mixer, Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true}});
   const Result<Report> report = count(model, Bshd{1, 16}, Mode::kModel);
   ASSERT_TRUE(report.ok()) << report.error().message();
   EXPECT_FALSE(report.value().parameters.has_value());
@@ -69,10 +69,9 @@ TEST(CountTest, RepeatedAndInterleavedLayersCountEachLayer) {
   Model model = llama_like(1);
   const std::vector<std::int64_t> widths = {1408, 1416, 1408, 1408, 1424, 1432, 1440, 1448,
                                             1456, 1464, 1472, 1480, 1408, 1416, 1480, 1496};
-  model.layers.assign(widths.size(), model.layers[0]);
-  for (std::size_t i = 0; i < widths.size(); ++i) {
-    model.layers[i].channel_mixer = DenseMlp{widths[i], true};
-  }
+  const std::optional<Mixer> attention = model.layers[0].mixer;
+  model.layers = {};
+  for (std::int64_t width : widths) model.layers.push_back(Layer{attention, DenseMlp{width, true}});
   const Int128 h = 512, q = 8 * 64, kv = 2 * 64, vocab = 32000, tokens = 300, pairs = 3 * 100 * 101 / 2;
   Int128 params = h * vocab;
   for (std::int64_t ffn : widths) params += h * q + 2 * h * kv + q * h + 3 * h * ffn;
@@ -92,7 +91,9 @@ TEST(CountTest, RepeatedAndInterleavedLayersCountEachLayer) {
 
   // Validation checks each distinct layer once, and still every layer.
   Model invalid = model;
-  std::get<GqaAttention>(*invalid.layers[15].mixer).num_query_groups = 3;
+  Layer bad_groups = invalid.layers[15];
+  std::get<GqaAttention>(*bad_groups.mixer).num_query_groups = 3;
+  invalid.layers.set(15, bad_groups);
   const Result<Report> failed = count(invalid, Bshd{3, 100}, Mode::kModel);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().message(), "layers[15].mixer.num_query_groups = 3: must divide num_heads = 8");
@@ -102,7 +103,7 @@ TEST(CountTest, RepeatedAndInterleavedLayersCountEachLayer) {
 // every mode, from int64 and int32 offsets, errors included.
 TEST(CountTest, CuSeqlensInPlaceEqualsTheirDocuments) {
   Model model = llama_like(3);
-  model.layers[1].channel_mixer = Moe{8, 2, 256, std::nullopt, std::nullopt, true};
+  model.layers.set(1, Layer{model.layers[1].mixer, Moe{8, 2, 256, std::nullopt, std::nullopt, true}});
   const std::vector<std::int64_t> offsets = {0, 5, 5, 90, 1000, 1001};
   const std::vector<std::int32_t> narrow(offsets.begin(), offsets.end());
   const Workload documents = PackedDocuments{lengths_from_cu_seqlens(offsets).value()};
@@ -302,9 +303,11 @@ TEST(CountTest, Errors) {
     std::string message;
   };
   Model no_layers = model;
-  no_layers.layers.clear();
+  no_layers.layers = {};
   Model bad_groups = model;
-  std::get<GqaAttention>(*bad_groups.layers[0].mixer).num_query_groups = 3;
+  Layer bad_layer = bad_groups.layers[0];
+  std::get<GqaAttention>(*bad_layer.mixer).num_query_groups = 3;
+  bad_groups.layers.set(0, bad_layer);
   Model huge = model;
   huge.hidden_size = std::int64_t{1} << 40;
   const std::vector<Case> cases = {
@@ -339,7 +342,7 @@ TEST(CountTest, Errors) {
 // report carries the model-mode total (MFU's numerator) beside it.
 TEST(CountTest, ExecutedModeRecomputation) {
   Model model = llama_like(2);
-  model.layers[1].channel_mixer = Moe{8, 2, 256, std::nullopt, std::nullopt, true};
+  model.layers.set(1, Layer{model.layers[1].mixer, Moe{8, 2, 256, std::nullopt, std::nullopt, true}});
   const Workload workload = PackedDocuments{{40, 7}};
   const Report none = count(model, workload, Mode::kExecuted).value();
   const Report selective = count(model, workload, Mode::kExecuted, Recompute::kSelective).value();
@@ -364,7 +367,7 @@ TEST(CountTest, ExecutedModeRecomputation) {
 
 TEST(CountTest, ExecutedModeErrors) {
   Model model = llama_like(1);
-  model.layers[0].channel_mixer = Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true};
+  model.layers.set(0, Layer{model.layers[0].mixer, Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true}});
   EXPECT_EQ(count(model, Bshd{1, 8}, Mode::kExecuted).error().message(),
             "layers[0].channel_mixer.num_experts is missing: executed mode counts the router GEMM (h x num_experts)");
   EXPECT_EQ(count(llama_like(1), Bshd{1, 8}, Mode::kModel, Recompute::kFull).error().message(),

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 namespace trainflops {
 namespace {
@@ -17,10 +19,11 @@ class Weights {
     count.active += active;
     present_[static_cast<std::size_t>(component)] = true;
   }
-  void add(const Weights& other) {
+  // Adds `copies` times the weights of `other` (a layer that repeats).
+  void add(const Weights& other, std::int64_t copies = 1) {
     for (Component c : kAllComponents) {
       const auto i = static_cast<std::size_t>(c);
-      if (other.present_[i]) add(c, other.counts_[i].total, other.counts_[i].active);
+      if (other.present_[i]) add(c, other.counts_[i].total * copies, other.counts_[i].active * copies);
     }
   }
 
@@ -201,27 +204,34 @@ Result<ModelParameters> count_parameters(const Model& model) {
   Weights all;
   out.embedding = {table, 0};
   out.layers.push_back({"embedding", "embedding", out.embedding});
-  auto add_layer = [&](const std::string& path, std::string name, const Layer& layer, ParameterCount& part) -> Status {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const Weights w, layer_weights(path, layer, h));
-    all.add(w);
-    add_to(part, w.sum());
-    out.layers.push_back({std::move(name), layer_kind(layer), w.sum()});
+  // Each distinct layer's weights once, times its repeats; a row per layer.
+  auto add_layers = [&](const std::string& path, const std::string& prefix, const LayerStack& layers,
+                        ParameterCount& part) -> Status {
+    std::vector<std::optional<std::pair<Weights, std::string>>> distinct(layers.distinct().size());
+    for (const LayerStack::Run& run : layers.runs()) {
+      auto& known = distinct[run.layer];
+      if (!known) {
+        const Layer& layer = layers.distinct()[run.layer];
+        TRAINFLOPS_ASSIGN_OR_RETURN(Weights w, layer_weights(path + "[" + std::to_string(run.start) + "]", layer, h));
+        known.emplace(std::move(w), layer_kind(layer));
+      }
+      all.add(known->first, run.count);
+      const ParameterCount one = known->first.sum();
+      add_to(part, {one.total * run.count, one.active * run.count});
+      for (std::int64_t i = 0; i < run.count; ++i) {
+        out.layers.push_back({prefix + "." + std::to_string(run.start + i + 1), known->second, one});
+      }
+    }
     return Ok{};
   };
-  for (std::size_t i = 0; i < model.layers.size(); ++i) {
-    TRAINFLOPS_RETURN_IF_ERROR(add_layer("layers[" + std::to_string(i) + "]", "decoder." + std::to_string(i + 1),
-                                         model.layers[i], out.decoder));
-  }
+  TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     const ParameterCount projection{2 * h * h, 2 * h * h};
     all.add(Component::kMtp, projection.total);
     add_to(out.mtp, projection);
     out.layers.push_back({depth + ".projection", "projection", projection});
-    for (std::size_t i = 0; i < model.mtp_depths[d].size(); ++i) {
-      TRAINFLOPS_RETURN_IF_ERROR(add_layer("mtp_depths[" + std::to_string(d) + "][" + std::to_string(i) + "]",
-                                           depth + "." + std::to_string(i + 1), model.mtp_depths[d][i], out.mtp));
-    }
+    TRAINFLOPS_RETURN_IF_ERROR(add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
   }
   out.output_layer = {table, table};
   all.add(Component::kLogits, table);

@@ -222,7 +222,7 @@ TEST(ParametersTest, TheTotalNeedsTheNumberOfExperts) {
   model.layers.push_back({{}, experts});
   EXPECT_EQ(count_parameters(model).error().message(),
             "layers[1].channel_mixer.num_experts is missing: the total parameters count every expert");
-  model.layers[0] = {GqaAttention{.num_heads = 4, .num_query_groups = 3, .head_dim = 16}, {}};
+  model.layers.set(0, {GqaAttention{.num_heads = 4, .num_query_groups = 3, .head_dim = 16}, {}});
   EXPECT_EQ(count_parameters(model).error().message(),
             "layers[0].mixer.num_query_groups = 3: must divide num_heads = 4");
 }

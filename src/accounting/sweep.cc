@@ -4,20 +4,18 @@ namespace trainflops {
 namespace {
 
 // DSA as its MLA attention; sliding windows and chunks as full causal attention.
-void make_attention_dense(std::vector<Layer>& layers) {
-  for (Layer& layer : layers) {
-    if (!layer.mixer) continue;
-    if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
-    if (auto* gqa = std::get_if<GqaAttention>(&*layer.mixer)) gqa->window = gqa->chunk = std::nullopt;
-  }
+void make_attention_dense(Layer& layer) {
+  if (!layer.mixer) return;
+  if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
+  if (auto* gqa = std::get_if<GqaAttention>(&*layer.mixer)) gqa->window = gqa->chunk = std::nullopt;
 }
 
 }  // namespace
 
 Model with_dense_attention(const Model& model) {
   Model dense = model;
-  make_attention_dense(dense.layers);
-  for (auto& depth : dense.mtp_depths) make_attention_dense(depth);
+  dense.layers.edit_each(make_attention_dense);
+  for (LayerStack& depth : dense.mtp_depths) depth.edit_each(make_attention_dense);
   return dense;
 }
 

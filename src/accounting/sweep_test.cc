@@ -45,7 +45,7 @@ TEST(SweepTest, WithDenseAttentionKeepsTheRestOfTheModel) {
 // accounting is full causal attention; a dense model has no such column.
 TEST(SweepTest, DenseColumnsOnlyWhereAttentionIsSparse) {
   Model windowed = preset("llama-3.1-8b");
-  for (Layer& layer : windowed.layers) std::get<GqaAttention>(*layer.mixer).window = 1024;
+  windowed.layers.edit_each([](Layer& layer) { std::get<GqaAttention>(*layer.mixer).window = 1024; });
   const Model dense = with_dense_attention(windowed);
   EXPECT_EQ(layer_kind(windowed.layers[0]), "swa+mlp");
   EXPECT_EQ(layer_kind(dense.layers[0]), "gqa+mlp");

@@ -330,7 +330,7 @@ TEST(HfConfigTest, ReleaseConfigsBecomeTheirLayers) {
          EXPECT_EQ(g.num_value_heads, 32);
          EXPECT_EQ(g.conv_kernel_dim, 4);
          EXPECT_EQ(channel_mixer<Moe>(m.layers[0]).shared_expert_ffn_hidden_size, 512);
-         EXPECT_TRUE(mixer<GqaAttention>(m.mtp_depths.at(0).at(0)).output_gate);
+         EXPECT_TRUE(mixer<GqaAttention>(m.mtp_depths.at(0)[0]).output_gate);
        }},
       // mla = 1536 (7168 + 128 (128 + 64) + 1) + 512 (7168 + 128 (128 + 128) + 1) + 7168 x 64 + 128 x 128 x 7168,
       // core = 128 (128 + 64) + 128 x 128 per pair, moe(7168,2048,8,2048):

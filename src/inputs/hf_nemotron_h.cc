@@ -208,7 +208,7 @@ Result<Model> import_nemotron_h(Fields& config, Notes&) {
     model.layers.push_back(std::move(layer));
   }
   for (std::int64_t d = 0; d < depths; ++d) {
-    std::vector<Layer> depth;
+    LayerStack depth;
     for (const char symbol : *mtp) {
       TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, builder.layer(symbol));
       depth.push_back(std::move(layer));

@@ -449,9 +449,9 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
   return layer;
 }
 
-Result<std::vector<Layer>> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
-                                         const SlidingWindows& windows, std::int64_t hidden_size) {
-  std::vector<Layer> layers;
+Result<LayerStack> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
+                                 const SlidingWindows& windows, std::int64_t hidden_size) {
+  LayerStack layers;
   for (LayerSymbol symbol : symbols) {
     const auto number = static_cast<std::int64_t>(layers.size()) + 1;
     TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size));
@@ -480,7 +480,7 @@ Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
     model.pipeline_stage_layers.assign(pattern.main_stage_layers.begin(), pattern.main_stage_layers.end());
   }
   for (const auto& depth : pattern.mtp_depths) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<Layer> layers, hybrid_layers(depth, a, windows, model.hidden_size));
+    TRAINFLOPS_ASSIGN_OR_RETURN(LayerStack layers, hybrid_layers(depth, a, windows, model.hidden_size));
     model.mtp_depths.push_back(std::move(layers));
   }
   return model;
@@ -592,14 +592,41 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     }
     return Ok{};
   };
-  model.layers.reserve(layers);
-  model.mtp_depths.reserve(depths);
+  // What sets a layer apart from the others; the first layer of each key is
+  // built, the others repeat it.
+  struct LayerKey {
+    bool linear;
+    CompressedSparseAttention::Kind compression;
+    bool runs_indexer;
+    bool moe;
+    std::optional<std::int64_t> window;
+    bool operator==(const LayerKey&) const = default;
+  };
+  std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
+  if (sparse && layers + depths > 0) {  // the key reads the index sharing: as the first layer would build it
+    TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, 1));
+    TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
+  }
+  model.mtp_depths.resize(depths);
   for (std::size_t i = 0; i < layers + depths; ++i) {
-    Layer& layer = i < layers ? model.layers.emplace_back() : model.mtp_depths.emplace_back().emplace_back();
-    TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
     // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
     const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
+    const auto window_index = static_cast<std::size_t>(number - 1);
+    const LayerKey key{is_linear[i], compression[i], sparse && index_sharing->runs_indexer(number),
+                       is_moe[i], window_index < windows.size() ? windows[window_index] : std::nullopt};
+    const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
+    if (i < layers && same != built.end()) {
+      model.layers.append_again(same->second);
+      continue;
+    }
+    Layer layer;
+    TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
     TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
+    if (i < layers) {
+      built.emplace_back(key, model.layers.append(layer));
+    } else {
+      model.mtp_depths[i - layers].append(layer);
+    }
   }
   return model;
 }

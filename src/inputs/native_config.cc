@@ -245,9 +245,9 @@ struct Definitions {
   std::map<std::string, ChannelMixer> channel_mixers;
 };
 
-Result<std::vector<Layer>> read_layers(const json& list, const std::string& path, const Definitions& defs) {
+Result<LayerStack> read_layers(const json& list, const std::string& path, const Definitions& defs) {
   if (!list.is_array()) return Error(path + " = " + shown(list) + ": must be a list of layers");
-  std::vector<Layer> layers;
+  LayerStack layers;
   for (std::size_t i = 0; i < list.size(); ++i) {
     TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(list[i], path + "[" + std::to_string(i) + "]"));
     Layer layer;
@@ -261,7 +261,7 @@ Result<std::vector<Layer>> read_layers(const json& list, const std::string& path
     if (repeat && *repeat < 1) return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be >= 1");
     if (repeat) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(r.path_of("repeat"), *repeat));
     TRAINFLOPS_RETURN_IF_ERROR(r.finish());
-    layers.insert(layers.end(), static_cast<std::size_t>(repeat.value_or(1)), layer);
+    layers.append(layer, repeat.value_or(1));
   }
   return layers;
 }
@@ -297,7 +297,7 @@ Result<Model> parse_native_config(std::string_view json_text) {
     if (depths < 0) return Error("mtp.depths = " + std::to_string(depths) + ": must be >= 0");
     TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("mtp.depths", depths));
     TRAINFLOPS_ASSIGN_OR_RETURN(const json* depth_layers, mtp.member("layers"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<Layer> depth, read_layers(*depth_layers, "mtp.layers", defs));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const LayerStack depth, read_layers(*depth_layers, "mtp.layers", defs));
     TRAINFLOPS_RETURN_IF_ERROR(mtp.finish());
     model.mtp_depths.assign(static_cast<std::size_t>(depths), depth);
   }

@@ -136,18 +136,18 @@ Status check(const Checker& c, const Moe& m) {
   return Ok{};
 }
 
-Status check_layers(const std::string& path, const std::vector<Layer>& layers) {
+Status check_layers(const std::string& path, const LayerStack& layers) {
   if (layers.empty()) return Error(path + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
   const Checker mixer("mixer"), channel_mixer("channel_mixer");
-  // Models repeat a few distinct layers: each is checked once.
-  std::vector<const Layer*> checked;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Layer& l = layers[i];
-    if (i > 0 && l == layers[i - 1]) continue;
-    if (std::any_of(checked.begin(), checked.end(), [&](const Layer* seen) { return *seen == l; })) continue;
-    if (checked.size() < 8) checked.push_back(&l);
-    const auto where = [&] { return path + "[" + std::to_string(i) + "]"; };
+  // Each distinct layer is checked once; an error names its first position.
+  std::vector<bool> checked(layers.distinct().size(), false);
+  for (const LayerStack::Run& run : layers.runs()) {
+    const std::size_t index = run.layer;
+    if (checked[index]) continue;
+    checked[index] = true;
+    const Layer& l = layers.distinct()[index];
+    const auto where = [&] { return path + "[" + std::to_string(run.start) + "]"; };
     if (!l.mixer && !l.channel_mixer) return Error(where() + ": has neither a mixer nor a channel mixer");
     Status status = Ok{};
     if (l.mixer) status = std::visit([&](const auto& m) { return check(mixer, m); }, *l.mixer);
@@ -198,16 +198,14 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
 
 Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode) {
   bool any = false;
-  const auto set = [&](std::vector<Layer>& layers) {
-    for (Layer& layer : layers) {
-      DsaAttention* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
-      if (!dsa) continue;
-      dsa->indexer.grad_mode = mode;
-      any = true;
-    }
+  const auto set = [&](Layer& layer) {
+    DsaAttention* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
+    if (!dsa) return;
+    dsa->indexer.grad_mode = mode;
+    any = true;
   };
-  set(model.layers);
-  for (std::vector<Layer>& depth : model.mtp_depths) set(depth);
+  model.layers.edit_each(set);
+  for (LayerStack& depth : model.mtp_depths) depth.edit_each(set);
   if (!any) {
     return Error("dsa_indexer_grad_mode = \"" + std::string(grad_mode_name(mode)) +
                  "\": the model has no DSA layer, so no indexer to train");
@@ -280,16 +278,15 @@ std::string layer_kind(const Layer& layer) {
 
 std::string summarize(const Model& model) {
   // Kinds in order of first appearance, with their counts.
-  std::vector<std::pair<std::string, int>> kinds;
-  for (const Layer& layer : model.layers) {
-    const std::string kind = layer_kind(layer);
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
-    if (it == kinds.end()) {
-      kinds.emplace_back(kind, 1);
-    } else {
-      ++it->second;
-    }
+  std::vector<std::pair<std::string, std::int64_t>> kinds;
+  std::vector<std::size_t> kind_of_layer;  // per distinct layer, its index in kinds
+  for (const Layer& layer : model.layers.distinct()) {
+    std::string kind = layer_kind(layer);
+    const auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    kind_of_layer.push_back(static_cast<std::size_t>(it - kinds.begin()));
+    if (it == kinds.end()) kinds.emplace_back(std::move(kind), 0);
   }
+  for (const LayerStack::Run& run : model.layers.runs()) kinds[kind_of_layer[run.layer]].second += run.count;
   std::string text = (model.name.empty() ? "" : model.name + ": ") + std::to_string(model.layers.size()) + " layers (";
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     text += (i ? ", " : "") + std::to_string(kinds[i].second) + " " + kinds[i].first;
