@@ -3,6 +3,7 @@
 
 #include "bench_models.h"
 #include "trainflops/count.h"
+#include "trainflops/native_config.h"
 
 namespace trainflops::bench {
 namespace {
@@ -58,6 +59,26 @@ void PrepareGlm5(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(PrepareGlm5);
+
+// A config whose one layer repeats `repeat` times, read, prepared and counted:
+// the same cost at 32 layers and at 100,000, as the layers are never expanded.
+void RepeatedLayerConfig(benchmark::State& state) {
+  const std::string config =
+      R"({"hidden_size": 4096, "vocab_size": 128256,
+          "mixers": {"attention": {"type": "gqa", "num_heads": 32, "num_query_groups": 8, "head_dim": 128}},
+          "channel_mixers": {"swiglu": {"type": "mlp", "ffn_hidden_size": 14336, "gated": true}},
+          "layers": [{"mixer": "attention", "channel_mixer": "swiglu", "repeat": )" +
+      std::to_string(state.range(0)) + "}]}";
+  for (auto _ : state) {
+    const Result<Model> model = parse_native_config(config);
+    if (!model.ok()) fail(model.error().message());
+    const Result<FlopsCounter> counter = FlopsCounter::create(model.value(), Mode::kModel);
+    const Result<Flops> flops = counter.value().total(Bshd{1, 4096});
+    benchmark::DoNotOptimize(flops.ok() ? flops.value().value : 0);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(RepeatedLayerConfig)->Arg(32)->Arg(100000)->Repetitions(5)->ReportAggregatesOnly(true);
 
 }  // namespace
 }  // namespace trainflops::bench

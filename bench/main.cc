@@ -85,6 +85,13 @@ void print_figures(const FigureReporter& r) {
     std::snprintf(text, sizeof text, "%.2f us", prepare->seconds * 1e6);
     row("GLM-5 counter prepared (megatron mode)", text, "", "");
   }
+  const auto few = r.find("RepeatedLayerConfig/32"), many = r.find("RepeatedLayerConfig/100000");
+  if (few && many) {
+    std::snprintf(text, sizeof text, "%.1f / %.1f us", few->seconds * 1e6, many->seconds * 1e6);
+    char ratio[64];
+    std::snprintf(ratio, sizeof ratio, "%.2fx from 32 to 100,000 layers", many->seconds / few->seconds);
+    row("config of one layer repeated 32 / 100,000 times", text, ratio, "independent of repeat");
+  }
   for (const char* width : {"int64", "int32"}) {
     const auto plain = r.find(std::string("PlainSum/") + width);
     const auto plain_avx2 = r.find(std::string("PlainSum/") + width + "/avx2");

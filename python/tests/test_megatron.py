@@ -54,6 +54,21 @@ def test_reads_without_mutating_and_takes_missing_attributes_as_none():
     assert num_floating_point_operations(sparse, 8) == num_floating_point_operations(namespace(), 8)
 
 
+def test_integers_of_any_type_count_as_plain_ints():
+    # Plain ints, floats, bools, strs and lists are read directly, anything else through the general
+    # conversion: numpy integers, tuples and int subclasses give the same count.
+    numpy = pytest.importorskip("numpy")
+
+    class Width(int):
+        pass
+
+    plain = num_floating_point_operations(namespace(), 8)
+    assert plain == 1655709892608.0  # what Megatron-LM's own function (d98e8a6) returns for these args
+    assert num_floating_point_operations(namespace(num_layers=numpy.int64(4), hidden_size=numpy.int32(512),
+                                                   ffn_hidden_size=Width(2048), moe_layer_freq=(1, 1, 1, 1)),
+                                         8) == plain
+
+
 def test_a_changed_namespace_is_counted_afresh():
     # The module remembers the models of recent argument sets; a change is a new set.
     args = namespace()
@@ -135,6 +150,11 @@ ERRORS = [
     ((namespace(), 8, 10, 100), "seqlen_squared_sum = 10: must be at least total_real_tokens = 100 (every L^2 >= L)"),
     ((namespace(), 8.0), "batch_size = 8.0: must be an integer"),
     ((namespace(num_layers="4"), 8), 'num_layers = "4": must be an integer or null'),
+    ((namespace(num_layers=4.0), 8), "num_layers = 4.0: must be an integer or null"),
+    ((namespace(num_layers=True), 8), "num_layers = true: must be an integer or null"),
+    ((namespace(swiglu=1), 8), "swiglu = 1: must be true, false or null"),
+    ((namespace(moe_layer_freq=[1, 1, 1.0, 1]), 8), "moe_layer_freq = [1,1,1.0,1]: must be an integer, a list of 0/1 "
+                                                    "or null"),
 ]
 
 
