@@ -152,9 +152,9 @@ class FlopsCounter {
   Recompute recompute_;
   std::optional<std::int64_t> megatron_seq_length_;
   std::string model_summary_;
-  std::shared_ptr<const Rows> rows_;  // immutable, shared by copies
-  std::vector<Statistic> statistics_;             // distinct, sorted
-  std::vector<Int128> exact_coefficients_;        // per statistic: sum of flops * executions
+  std::shared_ptr<const Rows> rows_;        // immutable, shared by copies
+  std::vector<Statistic> statistics_;       // distinct, sorted
+  std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions
   std::vector<double> megatron_coefficients_;
   // Per component and statistic, the same coefficients (components()).
   struct ComponentCoefficient {

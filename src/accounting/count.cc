@@ -205,8 +205,7 @@ struct FlopsCounter::StatisticValues {
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary,
-                           std::shared_ptr<const Rows> rows)
+FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
   // Every term of every part shown, sorted by statistic then component; a
   // stable sort keeps each sum's order of addition.
@@ -297,7 +296,8 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   add_stack(model.layers, "decoder");
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
-    if (!is_megatron_hybrid(convention)) rows->add(depth + ".projection", "projection", mtp_projection_terms(h, convention));
+    if (!is_megatron_hybrid(convention))
+      rows->add(depth + ".projection", "projection", mtp_projection_terms(h, convention));
     add_stack(model.mtp_depths[d], depth);
   }
   Terms logits;
@@ -483,7 +483,8 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
     if (mode_ != Mode::kMegatron) {
       exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
       if (!exact_value) {
-        return overflow_error("the FLOPs of " + (run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first)));
+        return overflow_error("the FLOPs of " +
+                              (run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first)));
       }
     } else {
       estimate = estimate_of(term) * values.estimate[index];

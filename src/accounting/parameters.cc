@@ -231,7 +231,8 @@ Result<ModelParameters> count_parameters(const Model& model) {
     all.add(Component::kMtp, projection.total);
     add_to(out.mtp, projection);
     out.layers.push_back({depth + ".projection", "projection", projection});
-    TRAINFLOPS_RETURN_IF_ERROR(add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
+    TRAINFLOPS_RETURN_IF_ERROR(
+        add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
   }
   out.output_layer = {table, table};
   all.add(Component::kLogits, table);

@@ -612,8 +612,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
     const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
     const auto window_index = static_cast<std::size_t>(number - 1);
-    const LayerKey key{is_linear[i], compression[i], sparse && index_sharing->runs_indexer(number),
-                       is_moe[i], window_index < windows.size() ? windows[window_index] : std::nullopt};
+    const LayerKey key{is_linear[i], compression[i], sparse && index_sharing->runs_indexer(number), is_moe[i],
+                       window_index < windows.size() ? windows[window_index] : std::nullopt};
     const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
     if (i < layers && same != built.end()) {
       model.layers.append_again(same->second);
