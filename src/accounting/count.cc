@@ -28,6 +28,9 @@ struct FlopsCounter::Rows {
     std::string prefix;
     std::int64_t first = 0;
     std::int64_t count = 1;
+
+    // The name of its `i`th row.
+    std::string name(std::int64_t i) const { return first == 0 ? prefix : prefix + "." + std::to_string(first + i); }
   };
   std::vector<Part> parts;
   std::vector<Run> runs;
@@ -464,7 +467,7 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
     }
     for (std::int64_t i = 0; i < run.count; ++i) {
       LayerFlops& layer = report.layers.emplace_back(*one);
-      layer.name = run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first + i);
+      layer.name = run.name(i);
     }
   }
   report.components = model_sums.list();
@@ -483,8 +486,7 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
     if (mode_ != Mode::kMegatron) {
       exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
       if (!exact_value) {
-        return overflow_error("the FLOPs of " +
-                              (run.first == 0 ? run.prefix : run.prefix + "." + std::to_string(run.first)));
+        return overflow_error("the FLOPs of " + run.name(0));
       }
     } else {
       estimate = estimate_of(term) * values.estimate[index];

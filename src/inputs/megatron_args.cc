@@ -563,10 +563,6 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     } else if (sparse) {
       // Decoder layers are numbered 1..num_layers; each MTP depth restarts at 1.
       const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : 1);
-      if (!sparse_attention) {
-        TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, number));
-        TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
-      }
       sparse_attention->runs_indexer = index_sharing->runs_indexer(number);
       layer.mixer = *sparse_attention;
     } else {
