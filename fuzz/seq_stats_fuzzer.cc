@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   const StatisticSums summer(statistics, 94);
-  for (bool vector_loops : {true, false}) {
-    use_vector_loops(vector_loops);
+  for (Loops loops : {Loops::kIfma, Loops::kAvx2, Loops::kPortable}) {
+    use_loops(loops);
     std::vector<Int128> sums(statistics.size(), 0);
     const Status added = summer.add_lengths(lengths, sums);
     // Which statistic an overflow names may differ (blocks check at their end);

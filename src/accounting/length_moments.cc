@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define TRAINFLOPS_AVX2 1
+#define TRAINFLOPS_X86_VECTORS 1
 #endif
 
 namespace trainflops {
@@ -87,7 +90,7 @@ BlockMoments offsets_moments(const Offset* cu_seqlens, std::size_t n, const Mome
 
 }  // namespace portable
 
-#ifdef TRAINFLOPS_AVX2
+#ifdef TRAINFLOPS_X86_VECTORS
 // The vector loops: eight documents per 256-bit register, in 32-bit lanes.
 // Where the block fits, every length, excess and remainder is below 2^31, so
 // their sums over the block fit in a lane and _mm256_mul_epu32 (32 x 32 -> 64
@@ -350,62 +353,439 @@ TRAINFLOPS_TARGET BlockMoments offsets_moments(const Offset* cu_seqlens, std::si
 
 }  // namespace avx2
 
-bool has_avx2() {
-  __builtin_cpu_init();  // this may run before the runtime's own initializer
-  return __builtin_cpu_supports("avx2");
+// The multiply-add loops (AVX-512 IFMA, 256-bit registers): four documents
+// per register in 64-bit lanes, where one vpmadd52luq multiplies and adds.
+// Its products are exact below 2^52, so these loops take only blocks whose
+// lengths are all below 2^26 (any other block goes to the loops above).
+// Instead of the excess m = max(L - c, 0) they sum a = min(L, c) and a^2,
+// which is cheaper and gives the excess moments since L = a + m and a = c
+// wherever m > 0:
+//   sum m = sum L - sum a,    sum m^2 = sum L^2 - sum a^2 - 2c sum m.
+// A pool selected by a threshold c that is a multiple of its size p has
+// r(L) = r(a) for L <= c and r(a) = r(c) = 0 above it, so its sums over the
+// documents longer than c are those over every document less those of r(a).
+namespace ifma {
+
+#define TRAINFLOPS_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512ifma")))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+constexpr std::uint64_t kMaxLength = (std::uint64_t{1} << 26) - 1;
+
+TRAINFLOPS_TARGET inline __m256i load(const void* at) { return _mm256_loadu_si256(static_cast<const __m256i*>(at)); }
+
+TRAINFLOPS_TARGET inline std::uint64_t sum_of(__m256i v) {
+  alignas(32) std::uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
-std::atomic<bool> vector_loops{has_avx2()};
+TRAINFLOPS_TARGET inline std::uint64_t or_of(__m256i v) {
+  alignas(32) std::uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
+  return lanes[0] | lanes[1] | lanes[2] | lanes[3];
+}
 
-// The vector loops take remainders of small power-of-two pools only.
-bool vectorizable(const MomentSpec& spec) {
-  if (!vector_loops.load(std::memory_order_relaxed)) return false;
+// A sum of values below 2^26 and of their squares, over two registers at a
+// time (two accumulators of squares, so that consecutive multiply-adds do not
+// wait for each other).
+struct SquareSum {
+  TRAINFLOPS_TARGET SquareSum() : sum(_mm256_setzero_si256()), squares_a(sum), squares_b(sum) {}
+  __m256i sum, squares_a, squares_b;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
+    sum = _mm256_add_epi64(sum, _mm256_add_epi64(a, b));
+    add_squares(a, b);
+  }
+  TRAINFLOPS_TARGET void add_squares(__m256i a, __m256i b) {
+    squares_a = _mm256_madd52lo_epu64(squares_a, a, a);
+    squares_b = _mm256_madd52lo_epu64(squares_b, b, b);
+  }
+  TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of(_mm256_add_epi64(squares_a, squares_b)); }
+};
+
+// Each loader gives eight lengths at a time, in two registers of four, and
+// keeps `bits`: an OR from which the caller sees whether every length was
+// below 2^26 (and, for int32 offsets, every offset non-negative).
+struct LengthsLoader {
+  TRAINFLOPS_TARGET explicit LengthsLoader(const std::int64_t* in)
+      : lengths(in), bits(_mm256_setzero_si256()), tokens(bits) {}
+  const std::int64_t* lengths;
+  __m256i bits, tokens;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
+    a = load(lengths + i);
+    b = load(lengths + i + 4);
+    bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);  // bits | a | b
+    tokens = _mm256_add_epi64(tokens, _mm256_add_epi64(a, b));
+  }
+  TRAINFLOPS_TARGET bool short_lengths() const { return or_of(bits) <= kMaxLength; }
+};
+
+// 64-bit differences below 2^26 from a non-negative first offset to a last
+// one at most 2^31 - 1 further are the true lengths (the caller checks the
+// ends): their sum is below 2^64, so it equals the last minus the first.
+struct Offsets64Loader {
+  TRAINFLOPS_TARGET explicit Offsets64Loader(const std::int64_t* offsets)
+      : cu_seqlens(offsets), bits(_mm256_setzero_si256()) {}
+  const std::int64_t* cu_seqlens;
+  __m256i bits;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
+    a = _mm256_sub_epi64(load(cu_seqlens + i + 1), load(cu_seqlens + i));
+    b = _mm256_sub_epi64(load(cu_seqlens + i + 5), load(cu_seqlens + i + 4));
+    bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);
+  }
+  TRAINFLOPS_TARGET bool short_lengths() const { return or_of(bits) <= kMaxLength; }
+};
+
+// Offsets of 32 bits that are all non-negative differ without wrapping, so a
+// decreasing pair shows as a negative difference.
+struct Offsets32Loader {
+  TRAINFLOPS_TARGET explicit Offsets32Loader(const std::int32_t* offsets)
+      : cu_seqlens(offsets), bits(_mm256_setzero_si256()), ends(bits) {}
+  const std::int32_t* cu_seqlens;
+  __m256i bits, ends;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
+    const __m256i end = load(cu_seqlens + i + 1);
+    const __m256i lengths = _mm256_sub_epi32(end, load(cu_seqlens + i));
+    bits = _mm256_or_si256(bits, lengths);
+    ends = _mm256_or_si256(ends, end);
+    a = _mm256_and_si256(lengths, _mm256_set1_epi64x(0xFFFFFFFF));
+    b = _mm256_srli_epi64(lengths, 32);
+  }
+  TRAINFLOPS_TARGET bool short_lengths() const {
+    constexpr std::uint64_t kLaneSigns = 0x8000000080000000;
+    return (or_of(bits) & ~(kMaxLength | kMaxLength << 32)) == 0 && (or_of(ends) & kLaneSigns) == 0;
+  }
+};
+
+// Sums over a block in the form these loops compute: per threshold c, sum a
+// and sum a^2 (a = min(L, c)) in `excess`; per whole pool, sum r and sum r^2
+// in `remainders`; per selected pool, sum r(a) and r(a)^2 of its threshold.
+// convert() turns them into the moments of length_moments.h.
+//
+// One pass over `vectors` groups of eight documents: the squares, up to two
+// thresholds, the remainders of one whole pool and those of r(a) for one pool
+// selected by the pass's first threshold. Each output is set, not added to,
+// so that a threshold or pool met by two passes gets the same sums twice.
+struct PassPlan {
+  std::size_t thresholds[2] = {0, 0};
+  int threshold_count = 0;
+  int whole = -1;
+  int selected = -1;
+};
+
+// The mask of a pool's remainders; of none, no bits.
+TRAINFLOPS_TARGET inline __m256i pool_mask(const MomentSpec& spec, int pool) {
+  if (pool < 0) return _mm256_setzero_si256();
+  return _mm256_set1_epi64x(static_cast<long long>(spec.pools[static_cast<std::size_t>(pool)].pool - 1));
+}
+
+template <int kThresholds, bool kWhole, bool kSelected, typename Loader>
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
+                                     ExcessMoments* excess, RemainderMoments* remainders) {
+  Loader loader = result;  // in registers, not in memory that the outputs may alias
+  __m256i c[kThresholds + 1];
+  for (int t = 0; t < kThresholds; ++t)
+    c[t] = _mm256_set1_epi64x(static_cast<long long>(spec.thresholds[plan.thresholds[t]]));
+  const __m256i whole_mask = pool_mask(spec, plan.whole), selected_mask = pool_mask(spec, plan.selected);
+  SquareSum lengths, below[kThresholds + 1], whole, selected;
+  for (std::size_t v = 0; v < vectors; ++v) {
+    __m256i a, b;
+    loader(8 * v, a, b);
+    lengths.add_squares(a, b);
+    __m256i first_a = a, first_b = b;
+    for (int t = 0; t < kThresholds; ++t) {
+      const __m256i below_a = _mm256_min_epu64(a, c[t]), below_b = _mm256_min_epu64(b, c[t]);
+      below[t].add(below_a, below_b);
+      if (t == 0) first_a = below_a, first_b = below_b;
+    }
+    if constexpr (kWhole) whole.add(_mm256_and_si256(a, whole_mask), _mm256_and_si256(b, whole_mask));
+    if constexpr (kSelected) {
+      selected.add(_mm256_and_si256(first_a, selected_mask), _mm256_and_si256(first_b, selected_mask));
+    }
+  }
+  for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sum_of(below[t].sum), below[t].squares()};
+  if constexpr (kWhole) remainders[plan.whole] = {sum_of(whole.sum), whole.squares()};
+  if constexpr (kSelected) remainders[plan.selected] = {sum_of(selected.sum), selected.squares()};
+  result = loader;
+  return lengths.squares();
+}
+
+template <typename Loader>
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
+                                     ExcessMoments* excess, RemainderMoments* remainders) {
+#define TRAINFLOPS_PASS(t, whole, selected) pass<t, whole, selected>(loader, vectors, spec, plan, excess, remainders)
+  const bool whole = plan.whole >= 0, selected = plan.selected >= 0;  // selected only with a threshold
+  switch (plan.threshold_count) {
+    case 0: return whole ? TRAINFLOPS_PASS(0, true, false) : TRAINFLOPS_PASS(0, false, false);
+    case 1:
+      if (selected) return whole ? TRAINFLOPS_PASS(1, true, true) : TRAINFLOPS_PASS(1, false, true);
+      return whole ? TRAINFLOPS_PASS(1, true, false) : TRAINFLOPS_PASS(1, false, false);
+    default:
+      if (selected) return whole ? TRAINFLOPS_PASS(2, true, true) : TRAINFLOPS_PASS(2, false, true);
+      return whole ? TRAINFLOPS_PASS(2, true, false) : TRAINFLOPS_PASS(2, false, false);
+  }
+#undef TRAINFLOPS_PASS
+}
+
+// The passes a spec needs: each selected pool with its threshold (and the
+// whole pool of its size), then the other whole pools, then the other
+// thresholds, two per pass; at least one pass, for the squares.
+std::size_t plan_passes(const MomentSpec& spec, PassPlan* plans) {
+  std::uint64_t thresholds_done = 0, pools_done = 0;
+  const auto next_threshold = [&](PassPlan& plan) {
+    for (std::size_t t = 0; t < spec.thresholds.size(); ++t) {
+      if (thresholds_done >> t & 1) continue;
+      thresholds_done |= std::uint64_t{1} << t;
+      plan.thresholds[plan.threshold_count++] = t;
+      return true;
+    }
+    return false;
+  };
+  const auto take_whole = [&](PassPlan& plan, std::uint64_t size) {
+    for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+      if (pools_done >> p & 1 || spec.pools[p].threshold != 0 || spec.pools[p].pool != size) continue;
+      pools_done |= std::uint64_t{1} << p;
+      plan.whole = static_cast<int>(p);
+      return;
+    }
+  };
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+    if (spec.pools[p].threshold == 0) continue;
+    PassPlan& plan = plans[count++];
+    const auto t = std::find(spec.thresholds.begin(), spec.thresholds.end(), spec.pools[p].threshold);
+    plan.thresholds[plan.threshold_count++] = static_cast<std::size_t>(t - spec.thresholds.begin());
+    thresholds_done |= std::uint64_t{1} << plan.thresholds[0];
+    plan.selected = static_cast<int>(p);
+    next_threshold(plan);
+    take_whole(plan, spec.pools[p].pool);
+  }
+  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+    if (pools_done >> p & 1 || spec.pools[p].threshold != 0) continue;
+    PassPlan& plan = plans[count++];
+    take_whole(plan, spec.pools[p].pool);
+    next_threshold(plan) && next_threshold(plan);
+  }
+  const std::uint64_t every_threshold = (std::uint64_t{1} << spec.thresholds.size()) - 1;
+  while (thresholds_done != every_threshold || count == 0) {
+    PassPlan& plan = plans[count++];
+    next_threshold(plan) && next_threshold(plan);
+  }
+  return count;
+}
+
+// The sums of the documents [first, last) that the groups of eight left,
+// one by one, added in the same form.
+template <typename Length>
+void add_rest(Length length, std::size_t first, std::size_t last, const MomentSpec& spec, std::uint64_t& squares,
+              ExcessMoments* excess, RemainderMoments* remainders) {
+  for (std::size_t i = first; i < last; ++i) {
+    const std::uint64_t l = length(i);
+    squares += l * l;
+    for (std::size_t t = 0; t < spec.thresholds.size(); ++t) {
+      const std::uint64_t a = std::min(l, spec.thresholds[t]);
+      excess[t].sum += a;
+      excess[t].squares += a * a;
+    }
+    for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+      const PoolSpec& pool = spec.pools[p];
+      const std::uint64_t r = (pool.threshold == 0 ? l : std::min(l, pool.threshold)) & (pool.pool - 1);
+      remainders[p].sum += r;
+      remainders[p].squares += r * r;
+    }
+  }
+}
+
+// The moments of length_moments.h from the sums above.
+void convert(const BlockMoments& block, const MomentSpec& spec, ExcessMoments* excess, RemainderMoments* remainders) {
+  for (std::size_t t = 0; t < spec.thresholds.size(); ++t) {
+    const std::uint64_t m = block.tokens - excess[t].sum;
+    excess[t] = {m, block.squares - excess[t].squares - 2 * spec.thresholds[t] * m};
+  }
+  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+    if (spec.pools[p].threshold == 0) continue;
+    const auto whole = std::find(spec.pools.begin(), spec.pools.end(), PoolSpec{spec.pools[p].pool, 0});
+    const RemainderMoments& all = remainders[whole - spec.pools.begin()];
+    remainders[p] = {all.sum - remainders[p].sum, all.squares - remainders[p].squares};
+  }
+}
+
+// The most passes plan_passes() makes, which ifma_takes() bounds (a model
+// has a few thresholds and pools; the plans are made for every block).
+constexpr std::size_t kMaxThresholds = 8, kMaxPools = 8;
+constexpr std::size_t kMaxPasses = kMaxThresholds + kMaxPools + 1;
+
+template <typename Loader>
+TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t vectors, const MomentSpec& spec,
+                                       ExcessMoments* excess, RemainderMoments* remainders) {
+  PassPlan plans[kMaxPasses];
+  const std::size_t count = plan_passes(spec, plans);
+  std::uint64_t squares = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    Loader again = loader;
+    squares = pass(again, vectors, spec, plans[i], excess, remainders);
+    if (i + 1 == count) loader = again;
+  }
+  return squares;
+}
+
+// Each returns nullopt for a block these loops do not take.
+TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t* lengths, std::size_t n,
+                                                              const MomentSpec& spec, ExcessMoments* excess,
+                                                              RemainderMoments* remainders) {
+  const std::size_t head = n / 8 * 8;
+  LengthsLoader loader(lengths);
+  BlockMoments block;
+  block.squares = passes(loader, head / 8, spec, excess, remainders);
+  if (!loader.short_lengths()) return std::nullopt;
+  block.tokens = sum_of(loader.tokens);
+  for (std::size_t i = head; i < n; ++i) {
+    if (static_cast<std::uint64_t>(lengths[i]) > kMaxLength) return std::nullopt;
+    block.tokens += static_cast<std::uint64_t>(lengths[i]);
+  }
+  if (block.tokens > kMaxBlockTokens) return std::nullopt;
+  add_rest([&](std::size_t i) { return static_cast<std::uint64_t>(lengths[i]); }, head, n, spec, block.squares, excess,
+           remainders);
+  convert(block, spec, excess, remainders);
+  return block;
+}
+
+template <typename Offset, typename Loader>
+TRAINFLOPS_TARGET std::optional<BlockMoments> offsets_moments(const Offset* cu_seqlens, std::size_t n,
+                                                              const MomentSpec& spec, ExcessMoments* excess,
+                                                              RemainderMoments* remainders) {
+  const std::int64_t first = cu_seqlens[0], last = cu_seqlens[n];
+  if (first < 0 || last < first || last - first > static_cast<std::int64_t>(kMaxBlockTokens)) return std::nullopt;
+  const std::size_t head = n / 8 * 8;
+  Loader loader(cu_seqlens);
+  BlockMoments block;
+  block.squares = passes(loader, head / 8, spec, excess, remainders);
+  if (!loader.short_lengths()) return std::nullopt;
+  // Differences in 64 bits, wrapping as the loader's do.
+  const auto length = [&](std::size_t i) {
+    return static_cast<std::uint64_t>(std::int64_t{cu_seqlens[i + 1]}) -
+           static_cast<std::uint64_t>(std::int64_t{cu_seqlens[i]});
+  };
+  for (std::size_t i = head; i < n; ++i) {
+    if (length(i) > kMaxLength) return std::nullopt;
+  }
+  block.tokens = static_cast<std::uint64_t>(last - first);
+  add_rest(length, head, n, spec, block.squares, excess, remainders);
+  convert(block, spec, excess, remainders);
+  return block;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#undef TRAINFLOPS_TARGET
+
+}  // namespace ifma
+
+Loops best_loops() {
+  __builtin_cpu_init();  // this may run before the runtime's own initializer
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512ifma")) {
+    return Loops::kIfma;
+  }
+  return __builtin_cpu_supports("avx2") ? Loops::kAvx2 : Loops::kPortable;
+}
+
+// The vector loops take remainders of small power-of-two pools only; the
+// multiply-add ones any power of two, and selected pools whose threshold is
+// one of the spec's and a multiple of the size (or beyond every length they
+// take), with the whole pool of that size beside them.
+bool avx2_takes(const MomentSpec& spec) {
   for (const PoolSpec& pool : spec.pools) {
     if (!is_power_of_two(pool.pool) || pool.pool > avx2::kMaxVectorPool) return false;
   }
   return true;
 }
+
+bool ifma_takes(const MomentSpec& spec) {
+  if (spec.thresholds.size() > ifma::kMaxThresholds || spec.pools.size() > ifma::kMaxPools) return false;
+  for (const PoolSpec& pool : spec.pools) {
+    if (!is_power_of_two(pool.pool)) return false;
+    if (pool.threshold == 0) continue;
+    const bool threshold_known =
+        std::find(spec.thresholds.begin(), spec.thresholds.end(), pool.threshold) != spec.thresholds.end();
+    const bool whole_known =
+        std::find(spec.pools.begin(), spec.pools.end(), PoolSpec{pool.pool, 0}) != spec.pools.end();
+    const bool multiple = pool.threshold % pool.pool == 0 || pool.threshold > ifma::kMaxLength;
+    if (!threshold_known || !whole_known || !multiple) return false;
+  }
+  return true;
+}
+
+std::atomic<Loops> loops_in_use{best_loops()};
+
+Loops loops_for(const MomentSpec& spec) {
+  const Loops loops = loops_in_use.load(std::memory_order_relaxed);
+  if (loops == Loops::kIfma && ifma_takes(spec)) return Loops::kIfma;
+  if (loops != Loops::kPortable && avx2_takes(spec)) return Loops::kAvx2;
+  return Loops::kPortable;
+}
 #else
-std::atomic<bool> vector_loops{false};
+Loops best_loops() { return Loops::kPortable; }
+std::atomic<Loops> loops_in_use{Loops::kPortable};
 #endif
 
 }  // namespace
 
-#ifdef TRAINFLOPS_AVX2
-#define TRAINFLOPS_DISPATCH(vector_call, portable_call) (vectorizable(spec) ? vector_call : portable_call)
-#else
-#define TRAINFLOPS_DISPATCH(vector_call, portable_call) portable_call
-#endif
-
+// Each tries the multiply-add loops, which decline blocks with a length of
+// 2^26 or more, then the vector loops, then the portable ones.
 BlockMoments block_moments(const std::int64_t* lengths, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
                            RemainderMoments* remainders) {
-  return TRAINFLOPS_DISPATCH(avx2::lengths_moments(lengths, n, spec, excess, remainders),
-                             portable::lengths_moments(lengths, n, spec, excess, remainders));
+#ifdef TRAINFLOPS_X86_VECTORS
+  switch (loops_for(spec)) {
+    case Loops::kIfma:
+      if (auto block = ifma::lengths_moments(lengths, n, spec, excess, remainders)) return *block;
+      [[fallthrough]];
+    case Loops::kAvx2: return avx2::lengths_moments(lengths, n, spec, excess, remainders);
+    case Loops::kPortable: break;
+  }
+#endif
+  return portable::lengths_moments(lengths, n, spec, excess, remainders);
+}
+
+template <typename Offset>
+BlockMoments offsets_moments(const Offset* cu_seqlens, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
+                             RemainderMoments* remainders) {
+#ifdef TRAINFLOPS_X86_VECTORS
+  using Loaders = std::conditional_t<sizeof(Offset) == 8, std::pair<ifma::Offsets64Loader, avx2::Offsets64Loader>,
+                                     std::pair<ifma::Offsets32Loader, avx2::Offsets32Loader>>;
+  switch (loops_for(spec)) {
+    case Loops::kIfma:
+      if (auto block =
+              ifma::offsets_moments<Offset, typename Loaders::first_type>(cu_seqlens, n, spec, excess, remainders)) {
+        return *block;
+      }
+      [[fallthrough]];
+    case Loops::kAvx2:
+      return avx2::offsets_moments<Offset, typename Loaders::second_type>(cu_seqlens, n, spec, excess, remainders);
+    case Loops::kPortable: break;
+  }
+#endif
+  return portable::offsets_moments(cu_seqlens, n, spec, excess, remainders);
 }
 
 BlockMoments block_moments_of_offsets(const std::int64_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
                                       ExcessMoments* excess, RemainderMoments* remainders) {
-  return TRAINFLOPS_DISPATCH(
-      (avx2::offsets_moments<std::int64_t, avx2::Offsets64Loader>(cu_seqlens, n, spec, excess, remainders)),
-      portable::offsets_moments(cu_seqlens, n, spec, excess, remainders));
+  return offsets_moments(cu_seqlens, n, spec, excess, remainders);
 }
 
 BlockMoments block_moments_of_offsets(const std::int32_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
                                       ExcessMoments* excess, RemainderMoments* remainders) {
-  return TRAINFLOPS_DISPATCH(
-      (avx2::offsets_moments<std::int32_t, avx2::Offsets32Loader>(cu_seqlens, n, spec, excess, remainders)),
-      portable::offsets_moments(cu_seqlens, n, spec, excess, remainders));
+  return offsets_moments(cu_seqlens, n, spec, excess, remainders);
 }
 
-#undef TRAINFLOPS_DISPATCH
-
-bool use_vector_loops(bool enabled) {
-#ifdef TRAINFLOPS_AVX2
-  enabled = enabled && has_avx2();
-#else
-  enabled = false;
-#endif
-  return vector_loops.exchange(enabled, std::memory_order_relaxed);
+Loops use_loops(Loops loops) {
+  const Loops best = best_loops();
+  if (static_cast<int>(loops) > static_cast<int>(best)) loops = best;
+  return loops_in_use.exchange(loops, std::memory_order_relaxed);
 }
+
+Loops available_loops() { return best_loops(); }
 
 }  // namespace trainflops

@@ -7,8 +7,8 @@
 // A block holds at most kBlockDocuments documents of at most kMaxBlockTokens
 // tokens in all, so that every moment fits in 64 bits
 // (sum L^2 <= (sum L)^2 < 2^62) and every length in 31 bits: the loops run
-// without branches, eight documents at a time in 32-bit lanes with AVX2 where
-// the processor has it, else one at a time in portable C++. Blocks that break
+// without branches, eight documents at a time with AVX-512 or AVX2 where the
+// processor has them (length_moments.cc), else one at a time in portable C++. Blocks that break
 // these bounds are counted document by document by the caller, in 128 bits.
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_LENGTH_MOMENTS_H_
 #define TRAINFLOPS_SRC_ACCOUNTING_LENGTH_MOMENTS_H_
@@ -69,9 +69,16 @@ BlockMoments block_moments_of_offsets(const std::int64_t* cu_seqlens, std::size_
 BlockMoments block_moments_of_offsets(const std::int32_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
                                       ExcessMoments* excess, RemainderMoments* remainders);
 
-// For tests: false runs the portable loops even where AVX2 is available.
-// Returns whether the vector loops were in use before.
-bool use_vector_loops(bool enabled);
+// Which loops run, fastest last: portable C++; AVX2; AVX-512 with 52-bit
+// multiply-adds (IFMA), for blocks whose lengths are all below 2^26 (the
+// others go to the AVX2 loops). Each takes what the one before takes or
+// falls back to it, so every choice gives the same moments.
+enum class Loops { kPortable, kAvx2, kIfma };
+// The fastest loops this processor runs.
+Loops available_loops();
+// For tests and benchmarks: runs `loops` (or the fastest available below
+// them) from now on; returns the loops in use before.
+Loops use_loops(Loops loops);
 
 }  // namespace trainflops
 

@@ -80,17 +80,27 @@ std::vector<std::int64_t> offsets_of(const std::vector<std::int64_t>& lengths) {
   return offsets;
 }
 
-// Runs a test body with the vector loops and with the portable ones.
-class BothLoops : public ::testing::TestWithParam<bool> {
+// Runs a test body with each of the loops this processor has.
+class EveryLoops : public ::testing::TestWithParam<Loops> {
  protected:
-  void SetUp() override { previous_ = use_vector_loops(GetParam()); }
-  void TearDown() override { use_vector_loops(previous_); }
+  void SetUp() override {
+    if (static_cast<int>(GetParam()) > static_cast<int>(available_loops())) GTEST_SKIP() << "not on this processor";
+    previous_ = use_loops(GetParam());
+  }
+  void TearDown() override { use_loops(previous_); }
 
  private:
-  bool previous_ = false;
+  Loops previous_ = Loops::kPortable;
 };
-INSTANTIATE_TEST_SUITE_P(Loops, BothLoops, ::testing::Values(true, false),
-                         [](const auto& info) { return info.param ? "Vector" : "Portable"; });
+INSTANTIATE_TEST_SUITE_P(Loops, EveryLoops, ::testing::Values(Loops::kIfma, Loops::kAvx2, Loops::kPortable),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case Loops::kIfma: return "Ifma";
+                             case Loops::kAvx2: return "Avx2";
+                             case Loops::kPortable: break;
+                           }
+                           return "Portable";
+                         });
 
 TEST(StatisticSumsTest, ClosedFormsMatchPerQueryLoops) {
   for (const Statistic& statistic : every_kind()) {
@@ -104,7 +114,7 @@ TEST(StatisticSumsTest, ClosedFormsMatchPerQueryLoops) {
 // Every length 0..40 and a few around pool sizes and the top-k of 2048, in
 // one block, added as lengths and as both kinds of offsets: the per-query
 // loops again.
-TEST_P(BothLoops, SmallDocumentsMatchPerQueryLoops) {
+TEST_P(EveryLoops, SmallDocumentsMatchPerQueryLoops) {
   std::vector<std::int64_t> lengths = {63, 64, 65, 129, 2049, 2100};
   for (std::int64_t length = 0; length <= 40; ++length) lengths.push_back(length);
   const std::vector<std::int64_t> offsets = offsets_of(lengths);
@@ -133,8 +143,10 @@ void random_batches_match_closed_forms(const std::vector<Statistic>& statistics)
   std::mt19937_64 rng(7);
   const StatisticSums summer(statistics, 126);
   SCOPED_TRACE(std::to_string(statistics.size()) + " statistics, the last " + statistic_name(statistics.back()));
-  const std::vector<std::size_t> sizes = {0, 1, 3, 4, 5, 2047, 2048, 2049, 4099, 10000};
-  const std::vector<std::int64_t> maxima = {10, 2100, 1 << 20, std::int64_t{1} << 31, std::int64_t{1} << 40};
+  const std::vector<std::size_t> sizes = {0, 1, 3, 4, 5, 8, 17, 2047, 2048, 2049, 4099, 10000};
+  // Up to 2^26 + 9: the multiply-add loops decline those blocks with a length of 2^26 or more.
+  const std::vector<std::int64_t> maxima = {
+      10, 2100, 1 << 20, (1 << 26) + 9, std::int64_t{1} << 31, std::int64_t{1} << 40};
   for (std::size_t size : sizes) {
     for (std::int64_t maximum : maxima) {
       SCOPED_TRACE("size " + std::to_string(size) + ", lengths up to " + std::to_string(maximum));
@@ -158,7 +170,7 @@ void random_batches_match_closed_forms(const std::vector<Statistic>& statistics)
   }
 }
 
-TEST_P(BothLoops, RandomBatchesMatchClosedForms) {
+TEST_P(EveryLoops, RandomBatchesMatchClosedForms) {
   for (const std::vector<Statistic>& statistics : statistic_sets()) {
     random_batches_match_closed_forms(statistics);
   }
@@ -166,7 +178,7 @@ TEST_P(BothLoops, RandomBatchesMatchClosedForms) {
 
 // A block holds up to 2^31 - 1 tokens in 64-bit moments; one more token sends
 // it down the 128-bit path. Both are exact, up to lengths of INT64_MAX.
-TEST_P(BothLoops, LengthsAtTheLimits) {
+TEST_P(EveryLoops, LengthsAtTheLimits) {
   const std::int64_t block_max = kMaxBlockTokens;
   const std::vector<std::vector<std::int64_t>> batches = {
       {block_max},
@@ -204,7 +216,7 @@ TEST_P(BothLoops, LengthsAtTheLimits) {
             "42535295865117307928310139910543638528");  // (2^63 - 1) 2^63 / 2
 }
 
-TEST_P(BothLoops, SumsThatReachTheLimitAreErrors) {
+TEST_P(EveryLoops, SumsThatReachTheLimitAreErrors) {
   const StatisticSums summer({kTokens, kCausalPairs}, 94);
   std::vector<Int128> sums = {0, 0};
   // 2^31 - 1 per document: (2^62 - 2^31) pairs each, so 2^32 documents would
@@ -227,7 +239,7 @@ TEST_P(BothLoops, SumsThatReachTheLimitAreErrors) {
   EXPECT_EQ(decimal(zero), decimal({0, 0}));
 }
 
-TEST_P(BothLoops, Errors) {
+TEST_P(EveryLoops, Errors) {
   const StatisticSums summer({kTokens, kCausalPairs}, 94);
   std::vector<Int128> sums = {5, 7};
   struct Case {
