@@ -222,7 +222,20 @@ class LayerStack {
   void push_back(const Layer& layer) { append(layer); }
   // Appends `count` (> 0) copies of distinct()[distinct_index], without
   // comparing layers: what builders that know which layers repeat use.
-  void append_again(std::size_t distinct_index, std::int64_t count = 1);
+  void append_again(std::size_t distinct_index, std::int64_t count = 1) {
+    if (!runs_.empty() && runs_.back().layer == distinct_index) {
+      runs_.back().count += count;
+    } else {
+      runs_.push_back({distinct_index, size_, count});
+    }
+    size_ += count;
+  }
+  // Room for `distinct` layers and `runs` runs, so that a builder appending
+  // them grows no vector.
+  void reserve(std::size_t distinct, std::size_t runs) {
+    distinct_.reserve(distinct);
+    runs_.reserve(runs);
+  }
   // Replaces the layer at `position` (< size()) alone.
   void set(std::size_t position, const Layer& layer);
   // Calls `edit(Layer&)` once per distinct layer: every position changes alike.

@@ -108,21 +108,29 @@ Result<std::int64_t> required(std::string_view name, const std::optional<std::in
   return *value;
 }
 
-// A layer frequency as a 0/1 flag per layer: `every` marks layer i when
-// marked(i) holds; an explicit list must have `count` entries of 0 or 1.
-template <typename Marked>
-Result<std::vector<bool>> expand_frequency(std::string_view name, const LayerFrequency& frequency, std::size_t count,
-                                           const std::string& count_rule, Marked marked) {
-  std::vector<bool> flags(count);
+// A flag per layer, a byte each: indexing a std::vector<bool> cost more than
+// the rest of building a layer's key.
+using LayerFlags = std::vector<std::uint8_t>;
+
+// A layer frequency as a 0/1 flag per layer: an int f marks layer i when
+// i + shift is a multiple of f (with `marks_multiples`) or when it is not;
+// an explicit list must have `count` (named `count_name`) entries of 0 or 1.
+Result<LayerFlags> expand_frequency(std::string_view name, const LayerFrequency& frequency, std::size_t count,
+                                    std::string_view count_name, std::int64_t shift, bool marks_multiples) {
+  LayerFlags flags(count);
   if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
     if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
-    for (std::size_t i = 0; i < count; ++i) flags[i] = marked(static_cast<std::int64_t>(i), *every);
+    std::int64_t phase = shift % *every;  // (i + shift) mod f, stepped instead of divided
+    for (std::size_t i = 0; i < count; ++i) {
+      flags[i] = (phase == 0) == marks_multiples;
+      if (++phase == *every) phase = 0;
+    }
     return flags;
   }
   const auto& list = std::get<std::vector<std::int64_t>>(frequency);
   if (list.size() != count) {
     return Error(std::string(name) + ": the list has " + std::to_string(list.size()) + " entries; it must have " +
-                 count_rule);
+                 std::string(count_name) + " = " + std::to_string(count));
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (list[i] != 0 && list[i] != 1) {
@@ -137,32 +145,29 @@ Result<std::vector<bool>> expand_frequency(std::string_view name, const LayerFre
 bool flag(const std::optional<bool>& value) { return value.value_or(false); }
 
 // A window per layer number (1-based; entry number - 1), unset for full causal
-// attention. Megatron-LM's window_size is (left, right) keys around a query, on
-// the layers window_attn_skip_freq marks (an int f: the numbers that are not
-// multiples of f; a 0/1 list: the entries 1; unset: every layer). A causal
-// query attends `left` earlier keys and itself; left -1 means no limit.
+// attention; no entries at all when no layer has a window. Megatron-LM's window_size is (left, right) keys around a
+// query, on the layers window_attn_skip_freq marks (an int f: the numbers that are not multiples of f; a 0/1 list: the
+// entries 1; unset: every layer). A causal query attends `left` earlier keys and itself; left -1 means no limit.
 using SlidingWindows = std::vector<std::optional<std::int64_t>>;
 
 Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_layers) {
-  SlidingWindows windows(num_layers);
-  if (!a.window_size) return windows;
+  if (!a.window_size) return SlidingWindows{};
   const std::vector<std::int64_t>& size = *a.window_size;
   std::string shown_size = "window_size = (";
   for (std::size_t i = 0; i < size.size(); ++i) shown_size += (i ? ", " : "") + std::to_string(size[i]);
   shown_size += ")";
   if (size.size() != 2) return Error(shown_size + ": must be two integers, the keys left and right of a query");
   if (size[1] != 0) return Error(shown_size + ": the right side must be 0: a causal query attends no later key");
-  if (size[0] == -1) return windows;
+  if (size[0] == -1) return SlidingWindows{};
   if (size[0] < 0 || size[0] == INT64_MAX) {
     return Error(shown_size + ": the left side must be a non-negative integer below 2^63 - 1, or -1 for no window");
   }
-  std::vector<bool> windowed(num_layers, true);
+  LayerFlags windowed(num_layers, true);
   if (a.window_attn_skip_freq) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(windowed,
-                                expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, num_layers,
-                                                 "num_layers = " + std::to_string(num_layers),
-                                                 [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+    TRAINFLOPS_ASSIGN_OR_RETURN(windowed, expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq,
+                                                           num_layers, "num_layers", 1, /*marks_multiples=*/false));
   }
+  SlidingWindows windows(num_layers);
   for (std::size_t i = 0; i < num_layers; ++i) {
     if (windowed[i]) windows[i] = size[0] + 1;
   }
@@ -278,6 +283,17 @@ class IndexSharing {
   // max(number - max(offset, 1), 0) is a multiple of the frequency.
   bool runs_indexer(std::int64_t number) const {
     return std::max<std::int64_t>(number - std::max<std::int64_t>(offset_, 1), 0) % every_ == 0;
+  }
+  // runs_indexer() of the numbers 1..count, stepped instead of divided.
+  LayerFlags runs_indexer_from_one(std::size_t count) const {
+    LayerFlags flags(count, true);
+    const std::int64_t last_running = std::max<std::int64_t>(offset_, 1);
+    std::int64_t phase = 0;  // (number - last_running) mod every
+    for (auto number = last_running + 1; number <= static_cast<std::int64_t>(count); ++number) {
+      if (++phase == every_) phase = 0;
+      flags[static_cast<std::size_t>(number - 1)] = phase == 0;
+    }
+    return flags;
   }
 
  private:
@@ -498,12 +514,13 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
   // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
   // layers follow the last decoder layer.
-  std::vector<bool> is_moe(layers, false);
-  if (a.num_experts) {
+  LayerFlags is_moe;
+  if (!a.num_experts) {
+    is_moe.assign(layers, false);
+  } else {
     if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
-    TRAINFLOPS_ASSIGN_OR_RETURN(is_moe, expand_frequency("moe_layer_freq", *a.moe_layer_freq, layers,
-                                                         "num_layers = " + std::to_string(num_layers),
-                                                         [](std::int64_t i, std::int64_t f) { return i % f == 0; }));
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_moe, expand_frequency("moe_layer_freq", *a.moe_layer_freq, layers, "num_layers", 0,
+                                                         /*marks_multiples=*/true));
   }
   is_moe.resize(layers + depths, is_moe.back());
 
@@ -517,7 +534,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     return Error("experimental_attention_variant = \"" + variant +
                  "\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or null");
   }
-  std::vector<CompressedSparseAttention::Kind> compression(layers + depths);
+  std::vector<CompressedSparseAttention::Kind> compression;  // per layer, where compressed
   if (compressed) {
     if (!a.csa_compress_ratios) {
       return missing("csa_compress_ratios", "when experimental_attention_variant is \"dsv4_hybrid\"");
@@ -526,6 +543,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
       return Error("csa_compress_ratios: the list has " + std::to_string(a.csa_compress_ratios->size()) +
                    " entries; it must have num_layers + mtp_num_layers = " + std::to_string(layers + depths));
     }
+    compression.resize(layers + depths);
     for (std::size_t i = 0; i < compression.size(); ++i) {
       TRAINFLOPS_ASSIGN_OR_RETURN(compression[i], compression_kind(i, (*a.csa_compress_ratios)[i]));
     }
@@ -534,15 +552,14 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
                  ": DSA (experimental_attention_variant = \"dsa\") is built on multi-latent attention");
   }
-  std::vector<bool> is_linear(layers + depths, false);
+  LayerFlags is_linear(layers + depths, false);
   if (linear) {
     if (!a.linear_attention_freq) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
     }
-    TRAINFLOPS_ASSIGN_OR_RETURN(is_linear,
-                                expand_frequency("linear_attention_freq", *a.linear_attention_freq, layers + depths,
-                                                 "num_layers + mtp_num_layers = " + std::to_string(layers + depths),
-                                                 [](std::int64_t i, std::int64_t f) { return (i + 1) % f != 0; }));
+    TRAINFLOPS_ASSIGN_OR_RETURN(is_linear, expand_frequency("linear_attention_freq", *a.linear_attention_freq,
+                                                            layers + depths, "num_layers + mtp_num_layers", 1,
+                                                            /*marks_multiples=*/false));
   }
 
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));
@@ -588,42 +605,65 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     }
     return Ok{};
   };
-  // What sets a layer apart from the others; the first layer of each key is
-  // built, the others repeat it.
+  // What sets a layer apart from the others, in two integers that compare
+  // at once; the first layer of each key is built, the others repeat it.
   struct LayerKey {
-    bool linear;
-    CompressedSparseAttention::Kind compression;
-    bool runs_indexer;
-    bool moe;
-    std::optional<std::int64_t> window;
+    std::uint32_t kinds;  // linear, runs its indexer, MoE, the compression kind
+    std::int64_t window;  // 0 for none (a window is >= 1)
     bool operator==(const LayerKey&) const = default;
   };
   std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
+  std::size_t repeated_key = 0;                         // the last decoder layer's entry in `built`
+  constexpr std::size_t kUsualKeys = 8;                 // room enough for most models, not a limit
+  built.reserve(kUsualKeys);
   if (sparse && layers + depths > 0) {  // the key reads the index sharing: as the first layer would build it
     TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, 1));
     TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
   }
+  const LayerFlags decoder_runs_indexer = sparse ? index_sharing->runs_indexer_from_one(layers) : LayerFlags(layers);
   model.mtp_depths.resize(depths);
+  model.layers.reserve(kUsualKeys, layers);
+  // Decoder layers that repeat the last one are counted, and appended as one run.
+  std::size_t repeated_index = 0;
+  std::int64_t repeats = 0;
+  const auto append_repeats = [&] {
+    if (repeats > 0) model.layers.append_again(repeated_index, repeats);
+    repeats = 0;
+  };
   for (std::size_t i = 0; i < layers + depths; ++i) {
     // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
     const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
     const auto window_index = static_cast<std::size_t>(number - 1);
-    const LayerKey key{is_linear[i], compression[i], sparse && index_sharing->runs_indexer(number), is_moe[i],
-                       window_index < windows.size() ? windows[window_index] : std::nullopt};
+    const bool runs_indexer =
+        sparse && (i < layers ? decoder_runs_indexer[i] != 0 : index_sharing->runs_indexer(number));
+    const LayerKey key{is_linear[i] | std::uint32_t{runs_indexer} << 1 | std::uint32_t{is_moe[i]} << 2 |
+                           static_cast<std::uint32_t>(compressed ? compression[i] : CompressedSparseAttention::Kind{})
+                               << 3,
+                       window_index < windows.size() ? windows[window_index].value_or(0) : 0};
+    if (i < layers && i > 0 && key == built[repeated_key].first) {
+      ++repeats;
+      continue;
+    }
+    append_repeats();
     const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
     if (i < layers && same != built.end()) {
-      model.layers.append_again(same->second);
+      repeated_key = static_cast<std::size_t>(same - built.begin());
+      repeated_index = same->second;
+      repeats = 1;
       continue;
     }
     Layer layer;
     TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
     TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
     if (i < layers) {
+      repeated_key = built.size();
       built.emplace_back(key, model.layers.append(layer));
+      repeated_index = built.back().second;
     } else {
       model.mtp_depths[i - layers].append(layer);
     }
   }
+  append_repeats();
   return model;
 }
 

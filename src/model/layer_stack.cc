@@ -26,15 +26,6 @@ std::size_t LayerStack::append(const Layer& layer, std::int64_t count) {
   return index;
 }
 
-void LayerStack::append_again(std::size_t distinct_index, std::int64_t count) {
-  if (!runs_.empty() && runs_.back().layer == distinct_index) {
-    runs_.back().count += count;
-  } else {
-    runs_.push_back({distinct_index, size_, count});
-  }
-  size_ += count;
-}
-
 void LayerStack::set(std::size_t position, const Layer& layer) {
   LayerStack rebuilt;
   std::int64_t start = 0;
