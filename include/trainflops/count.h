@@ -114,6 +114,11 @@ class FlopsCounter {
   // times the number of components. Equal to report()'s exactly in the exact
   // modes, within rounding in megatron mode.
   Result<std::vector<ComponentFlops>> components(const Workload& workload) const;
+  // total(), with components()' values written into `per_component` (by the
+  // Component's value; 0 for the absent ones), from one evaluation of the
+  // workload and without a list: what a sweep over many workloads wants.
+  Result<Flops> total_and_components(const Workload& workload,
+                                     std::array<double, kAllComponents.size()>& per_component) const;
 
   Mode mode() const { return mode_; }
 
@@ -145,6 +150,8 @@ class FlopsCounter {
   // The report of evaluated statistics; model_total is the caller's.
   Result<Report> report_of(const StatisticValues& values, std::string workload_description) const;
   Result<Flops> total_of(const StatisticValues& values) const;
+  class ComponentSums;
+  Status add_components(const StatisticValues& values, ComponentSums& sums) const;
   // One row of the report's run `run_index` (named ""): its FLOPs and components.
   Result<LayerFlops> row_flops(std::size_t run_index, const StatisticValues& values) const;
 

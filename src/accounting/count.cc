@@ -133,8 +133,10 @@ Result<std::array<Int128, 2>> aggregates_of(const Workload& workload) {
   return std::array<Int128, 2>{tokens, squares};
 }
 
-// Adds `value` to the accumulator for `component`.
-class ComponentSums {
+}  // namespace
+
+// The FLOPs of each component, summed term by term.
+class FlopsCounter::ComponentSums {
  public:
   Status add(Component component, double estimate, const std::optional<Int128>& exact) {
     Flops& sum = sums_[static_cast<std::size_t>(component)];
@@ -163,12 +165,17 @@ class ComponentSums {
     return out;
   }
 
+  // list()'s values, by the Component's value (0 for the absent ones).
+  void values(std::array<double, kAllComponents.size()>& out) const {
+    for (std::size_t i = 0; i < sums_.size(); ++i) {
+      out[i] = !present_[i] ? 0 : sums_[i].exact ? to_double(*sums_[i].exact) : sums_[i].value;
+    }
+  }
+
  private:
   std::array<Flops, kAllComponents.size()> sums_{};
   std::array<bool, kAllComponents.size()> present_{};
 };
-
-}  // namespace
 
 std::string_view mode_name(Mode mode) {
   switch (mode) {
@@ -502,10 +509,8 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
   return flops;
 }
 
-Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+Status FlopsCounter::add_components(const StatisticValues& values, ComponentSums& sums) const {
   const bool exact = mode_ != Mode::kMegatron;
-  ComponentSums sums;
   for (const ComponentCoefficient& c : component_coefficients_) {
     std::optional<Int128> exact_value;
     double estimate = 0;
@@ -517,7 +522,23 @@ Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& wor
     }
     TRAINFLOPS_RETURN_IF_ERROR(sums.add(c.component, estimate, exact_value));
   }
+  return Ok{};
+}
+
+Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  ComponentSums sums;
+  TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   return sums.list();
+}
+
+Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
+                                                 std::array<double, kAllComponents.size()>& per_component) const {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  ComponentSums sums;
+  TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
+  sums.values(per_component);
+  return total_of(values);
 }
 
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {

@@ -27,15 +27,14 @@ Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std:
   points.reserve(seq_lengths.size());
   for (std::int64_t length : seq_lengths) {
     const Workload one_sequence = Bshd{1, length};
-    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter.total(one_sequence));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<ComponentFlops> components, counter.components(one_sequence));
+    SweepPoint& point = points.emplace_back();
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter.total_and_components(one_sequence, point.components));
     TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense.total(one_sequence));
     const auto tokens = static_cast<double>(length);
-    SweepPoint point{length, total.value / tokens, dense_total.value / tokens};
-    for (const ComponentFlops& part : components) {
-      point.components[static_cast<std::size_t>(part.component)] = part.flops.value / tokens;
-    }
-    points.push_back(std::move(point));
+    point.seq_length = length;
+    point.per_token = total.value / tokens;
+    point.dense_per_token = dense_total.value / tokens;
+    for (double& part : point.components) part /= tokens;
   }
   return points;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "report/columns.h"
+#include "report/fixed_decimal.h"
 #include "trainflops/render.h"
 
 namespace trainflops {
@@ -80,10 +81,8 @@ void append_column(std::string& out, std::string_view text, std::size_t width) {
 // and `suffix`, right-aligned in `width` columns: thousands of rows, no
 // temporary strings.
 void append_fixed(std::string& out, double value, int digits, std::size_t width, std::string_view suffix = "") {
-  char buffer[400];  // the widest double, 309 digits, and its decimals
-  char* end =
-      std::to_chars(buffer, buffer + sizeof buffer - suffix.size(), value, std::chars_format::fixed, digits).ptr;
-  end = std::copy(suffix.begin(), suffix.end(), end);
+  char buffer[kFixedDecimalCapacity + 8];
+  char* end = std::copy(suffix.begin(), suffix.end(), write_fixed(buffer, value, digits));
   append_column(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
 }
 
