@@ -39,16 +39,19 @@ std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vecto
 // counter costs far more than reading the arguments.
 std::shared_ptr<PyModel> from_recent_args(MegatronArgs args) {
   constexpr std::size_t kRecent = 8;
-  static std::vector<std::pair<MegatronArgs, std::shared_ptr<PyModel>>> recent;  // most recent first
-  for (auto entry = recent.begin(); entry != recent.end(); ++entry) {
-    if (entry->first == args) {
-      std::rotate(recent.begin(), entry, entry + 1);
-      return recent.front().second;
-    }
+  // A ring: a new entry replaces the oldest in place, so that no entry moves.
+  static std::vector<std::pair<MegatronArgs, std::shared_ptr<PyModel>>> recent;
+  static std::size_t oldest = 0;
+  for (const auto& [held, model] : recent) {
+    if (held == args) return model;
   }
   std::shared_ptr<PyModel> model = from_megatron_args(args, {});
-  recent.insert(recent.begin(), {std::move(args), model});
-  if (recent.size() > kRecent) recent.pop_back();
+  if (recent.size() < kRecent) {
+    recent.emplace_back(std::move(args), model);
+  } else {
+    recent[oldest] = {std::move(args), model};
+    oldest = (oldest + 1) % kRecent;
+  }
   return model;
 }
 

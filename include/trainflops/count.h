@@ -133,7 +133,7 @@ class FlopsCounter {
  private:
   struct Rows;  // the report's rows and the terms they show, built once per distinct layer (count.cc)
 
-  FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::shared_ptr<const Rows> rows);
+  FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows);
   // create() after its checks: the model is valid.
   static FlopsCounter of_valid_model(const Model& model, Mode mode, Recompute recompute);
 
@@ -158,7 +158,6 @@ class FlopsCounter {
   Mode mode_;
   Recompute recompute_;
   std::optional<std::int64_t> megatron_seq_length_;
-  std::string model_summary_;
   std::shared_ptr<const Rows> rows_;        // immutable, shared by copies
   std::vector<Statistic> statistics_;       // distinct, sorted
   std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -369,6 +370,15 @@ std::string layer_kind(const Layer& layer);
 // One line for reports: "78 layers (3 mla+mlp, 75 mla+moe) + 1 MTP depth,
 // hidden 6144, vocab 154880".
 std::string summarize(const Model& model);
+
+// The same line from its parts: the decoder's layers as kinds with their
+// counts, in order (a kind that comes again is counted with its first).
+struct KindCount {
+  std::string_view kind;
+  std::int64_t count = 0;
+};
+std::string summarize(std::string_view name, std::span<const KindCount> layers, std::size_t mtp_depths,
+                      std::int64_t hidden_size, std::int64_t vocab_size);
 
 }  // namespace trainflops
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <mutex>
 
 #include "accounting/statistic_sums.h"
 #include "trainflops/layer_flops.h"
@@ -22,22 +23,44 @@ struct FlopsCounter::Rows {
     std::int64_t uses = 0;  // the rows that show it
   };
   // Consecutive report rows of one part: "decoder.4" to "decoder.78", or one
-  // row named `prefix` alone ("logits") when `first` is 0.
+  // row named by its prefix alone ("logits") when `first` is 0.
   struct Run {
     std::size_t part = 0;
-    std::string prefix;
+    std::size_t prefix = 0;  // index into prefixes: a stack's runs share theirs
     std::int64_t first = 0;
     std::int64_t count = 1;
-
-    // The name of its `i`th row.
-    std::string name(std::int64_t i) const { return first == 0 ? prefix : prefix + "." + std::to_string(first + i); }
   };
   std::vector<Part> parts;
   std::vector<Run> runs;
+  std::vector<std::string> prefixes;
+
+  // The name of the `i`th row of `run`.
+  std::string name(const Run& run, std::int64_t i) const {
+    const std::string& prefix = prefixes[run.prefix];
+    return run.first == 0 ? prefix : prefix + "." + std::to_string(run.first + i);
+  }
+
+  // What the model's one-line summary needs, which is written only when a
+  // report asks for it: the decoder's parts come first.
+  std::string model_name;
+  std::size_t decoder_parts = 0, mtp_depths = 0;
+  std::int64_t hidden_size = 0, vocab_size = 0;
+  mutable std::once_flag summarized;
+  mutable std::string summary;
+
+  const std::string& model_summary() const {
+    std::call_once(summarized, [&] {
+      std::vector<KindCount> layers;
+      for (std::size_t i = 0; i < decoder_parts; ++i) layers.push_back({parts[i].kind, parts[i].uses});
+      summary = summarize(model_name, layers, mtp_depths, hidden_size, vocab_size);
+    });
+    return summary;
+  }
 
   void add(std::string name, std::string kind, Terms terms) {
+    prefixes.push_back(std::move(name));
     parts.push_back({std::move(kind), std::move(terms), 1});
-    runs.push_back({parts.size() - 1, std::move(name), 0, 1});
+    runs.push_back({parts.size() - 1, prefixes.size() - 1, 0, 1});
   }
 };
 namespace {
@@ -215,8 +238,8 @@ struct FlopsCounter::StatisticValues {
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::string model_summary, std::shared_ptr<const Rows> rows)
-    : mode_(mode), recompute_(recompute), model_summary_(std::move(model_summary)), rows_(std::move(rows)) {
+FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
+    : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
   // Every term of every part shown, sorted by statistic then component; a
   // stable sort keeps each sum's order of addition.
   struct Contribution {
@@ -291,8 +314,9 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   }
   rows->runs.reserve(runs);
   rows->parts.reserve(parts);
-  const auto add_stack = [&](const LayerStack& stack, const std::string& prefix) {
+  const auto add_stack = [&](const LayerStack& stack, std::string prefix) {
     const std::size_t first_part = rows->parts.size();
+    rows->prefixes.push_back(std::move(prefix));
     for (const Layer& layer : stack.distinct()) {
       Terms terms = layer_terms(layer, h, convention);
       add_recomputed_forwards(terms, recompute);
@@ -300,10 +324,15 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
     }
     for (const LayerStack::Run& run : stack.runs()) {
       rows->parts[first_part + run.layer].uses += run.count;
-      rows->runs.push_back({first_part + run.layer, prefix, run.start + 1, run.count});
+      rows->runs.push_back({first_part + run.layer, rows->prefixes.size() - 1, run.start + 1, run.count});
     }
   };
   add_stack(model.layers, "decoder");
+  rows->model_name = model.name;
+  rows->decoder_parts = rows->parts.size();
+  rows->mtp_depths = model.mtp_depths.size();
+  rows->hidden_size = h;
+  rows->vocab_size = model.vocab_size;
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     if (!is_megatron_hybrid(convention))
@@ -316,7 +345,7 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
     logits.insert(logits.end(), one_head.begin(), one_head.end());
   }
   rows->add("logits", "logits", std::move(logits));
-  FlopsCounter counter(mode, recompute, summarize(model), std::move(rows));
+  FlopsCounter counter(mode, recompute, std::move(rows));
   counter.megatron_seq_length_ = model.megatron_seq_length;
   return counter;
 }
@@ -447,7 +476,7 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
   Report report;
   report.mode = mode_;
   report.recompute = recompute_;
-  report.model = model_summary_;
+  report.model = rows_->model_summary();
   report.workload = std::move(workload_description);
   report.total = total_flops;
   report.tokens = values.tokens;
@@ -474,7 +503,7 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
     }
     for (std::int64_t i = 0; i < run.count; ++i) {
       LayerFlops& layer = report.layers.emplace_back(*one);
-      layer.name = run.name(i);
+      layer.name = rows_->name(run, i);
     }
   }
   report.components = model_sums.list();
@@ -493,7 +522,7 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
     if (mode_ != Mode::kMegatron) {
       exact_value = checked_mul(term.forward_flops * term.executions, values.exact[index]);
       if (!exact_value) {
-        return overflow_error("the FLOPs of " + run.name(0));
+        return overflow_error("the FLOPs of " + rows_->name(run, 0));
       }
     } else {
       estimate = estimate_of(term) * values.estimate[index];

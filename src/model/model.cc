@@ -277,25 +277,36 @@ std::string layer_kind(const Layer& layer) {
 }
 
 std::string summarize(const Model& model) {
+  std::vector<std::string> kinds;  // per distinct layer
+  for (const Layer& layer : model.layers.distinct()) kinds.push_back(layer_kind(layer));
+  std::vector<KindCount> layers(kinds.size());
+  for (std::size_t i = 0; i < kinds.size(); ++i) layers[i].kind = kinds[i];
+  for (const LayerStack::Run& run : model.layers.runs()) layers[run.layer].count += run.count;
+  return summarize(model.name, layers, model.mtp_depths.size(), model.hidden_size, model.vocab_size);
+}
+
+std::string summarize(std::string_view name, std::span<const KindCount> layers, std::size_t mtp_depths,
+                      std::int64_t hidden_size, std::int64_t vocab_size) {
   // Kinds in order of first appearance, with their counts.
-  std::vector<std::pair<std::string, std::int64_t>> kinds;
-  std::vector<std::size_t> kind_of_layer;  // per distinct layer, its index in kinds
-  for (const Layer& layer : model.layers.distinct()) {
-    std::string kind = layer_kind(layer);
-    const auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
-    kind_of_layer.push_back(static_cast<std::size_t>(it - kinds.begin()));
-    if (it == kinds.end()) kinds.emplace_back(std::move(kind), 0);
+  std::vector<KindCount> kinds;
+  std::int64_t total = 0;
+  for (const KindCount& layer : layers) {
+    total += layer.count;
+    const auto it = std::find_if(kinds.begin(), kinds.end(), [&](const KindCount& k) { return k.kind == layer.kind; });
+    if (it == kinds.end()) {
+      kinds.push_back(layer);
+    } else {
+      it->count += layer.count;
+    }
   }
-  for (const LayerStack::Run& run : model.layers.runs()) kinds[kind_of_layer[run.layer]].second += run.count;
-  std::string text = (model.name.empty() ? "" : model.name + ": ") + std::to_string(model.layers.size()) + " layers (";
+  std::string text = (name.empty() ? "" : std::string(name) + ": ") + std::to_string(total) + " layers (";
   for (std::size_t i = 0; i < kinds.size(); ++i) {
-    text += (i ? ", " : "") + std::to_string(kinds[i].second) + " " + kinds[i].first;
+    text += (i ? ", " : "") + std::to_string(kinds[i].count) + " ";
+    text += kinds[i].kind;
   }
   text += ")";
-  if (!model.mtp_depths.empty()) {
-    text += " + " + std::to_string(model.mtp_depths.size()) + " MTP depth" + (model.mtp_depths.size() > 1 ? "s" : "");
-  }
-  return text + ", hidden " + std::to_string(model.hidden_size) + ", vocab " + std::to_string(model.vocab_size);
+  if (mtp_depths > 0) text += " + " + std::to_string(mtp_depths) + " MTP depth" + (mtp_depths > 1 ? "s" : "");
+  return text + ", hidden " + std::to_string(hidden_size) + ", vocab " + std::to_string(vocab_size);
 }
 
 }  // namespace trainflops
