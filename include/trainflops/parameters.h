@@ -124,6 +124,10 @@ struct ModelParameters {
 // layer without num_experts ("layers[3].channel_mixer.num_experts is missing:
 // the total parameters count every expert").
 Result<ModelParameters> count_parameters(const Model& model);
+// The same without ModelParameters::layers (left empty): the totals a
+// report's summary needs, at the cost of the distinct layers, not of a row
+// per layer.
+Result<ModelParameters> count_parameter_totals(const Model& model);
 
 // "744B", "40.3B", "8.03B", "135M": three significant digits with a suffix
 // (K, M, B, T).

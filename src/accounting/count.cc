@@ -484,6 +484,9 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
   ComponentSums model_sums;
   // Each part's FLOPs once, however many rows show it.
   std::vector<std::optional<LayerFlops>> part_flops(rows_->parts.size());
+  std::size_t rows = 0;
+  for (const Rows::Run& run : rows_->runs) rows += static_cast<std::size_t>(run.count);
+  report.layers.reserve(rows);
   for (std::size_t r = 0; r < rows_->runs.size(); ++r) {
     const Rows::Run& run = rows_->runs[r];
     const Rows::Part& part = rows_->parts[run.part];
@@ -578,7 +581,7 @@ Result<Report> count(const Model& model, const Workload& workload, Mode mode, Re
 }
 
 void add_parameter_summary(const Model& model, Report& report) {
-  const Result<ModelParameters> parameters = count_parameters(model);
+  const Result<ModelParameters> parameters = count_parameter_totals(model);
   if (!parameters.ok()) return;  // an MoE layer without num_experts: no total to give
   const ParameterCount all = parameters.value().total();
   // "6 N D": one FMA per active parameter and token, trained (x3).

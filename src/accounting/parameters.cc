@@ -197,29 +197,52 @@ ParameterCount ModelParameters::sum(const std::vector<ParameterPart>& parts, boo
   return sum;
 }
 
-Result<ModelParameters> count_parameters(const Model& model) {
+namespace {
+
+// count_parameters(), with a row per layer when `rows`.
+Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
   const Int128 h = model.hidden_size, table = h * model.vocab_size;
   ModelParameters out;
   Weights all;
   out.embedding = {table, 0};
-  out.layers.push_back({"embedding", "embedding", out.embedding});
-  // Each distinct layer's weights once, times its repeats; a row per layer.
+  if (rows) {
+    std::size_t count = 2 + model.layers.size();
+    for (const LayerStack& depth : model.mtp_depths) count += 1 + depth.size();
+    out.layers.reserve(count);
+    out.layers.push_back({"embedding", "embedding", out.embedding});
+  }
+  // Each distinct layer's weights once (an error names its first position),
+  // added once times the layers that repeat it; then a row per layer.
   auto add_layers = [&](const std::string& path, const std::string& prefix, const LayerStack& layers,
                         ParameterCount& part) -> Status {
-    std::vector<std::optional<std::pair<Weights, std::string>>> distinct(layers.distinct().size());
+    struct Distinct {
+      std::optional<Weights> weights;
+      ParameterCount one;
+      std::int64_t uses = 0;
+    };
+    std::vector<Distinct> distinct(layers.distinct().size());
     for (const LayerStack::Run& run : layers.runs()) {
-      auto& known = distinct[run.layer];
-      if (!known) {
-        const Layer& layer = layers.distinct()[run.layer];
-        TRAINFLOPS_ASSIGN_OR_RETURN(Weights w, layer_weights(path + "[" + std::to_string(run.start) + "]", layer, h));
-        known.emplace(std::move(w), layer_kind(layer));
+      Distinct& known = distinct[run.layer];
+      if (!known.weights) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(known.weights, layer_weights(path + "[" + std::to_string(run.start) + "]",
+                                                                 layers.distinct()[run.layer], h));
+        known.one = known.weights->sum();
       }
-      all.add(known->first, run.count);
-      const ParameterCount one = known->first.sum();
-      add_to(part, {one.total * run.count, one.active * run.count});
+      known.uses += run.count;
+    }
+    for (const Distinct& known : distinct) {
+      if (!known.weights) continue;  // held but in no run: no layer has it
+      all.add(*known.weights, known.uses);
+      add_to(part, {known.one.total * known.uses, known.one.active * known.uses});
+    }
+    if (!rows) return Ok{};
+    std::vector<std::string> kinds;
+    for (const Layer& layer : layers.distinct()) kinds.push_back(layer_kind(layer));
+    for (const LayerStack::Run& run : layers.runs()) {
       for (std::int64_t i = 0; i < run.count; ++i) {
-        out.layers.push_back({prefix + "." + std::to_string(run.start + i + 1), known->second, one});
+        out.layers.push_back(
+            {prefix + "." + std::to_string(run.start + i + 1), kinds[run.layer], distinct[run.layer].one});
       }
     }
     return Ok{};
@@ -230,16 +253,22 @@ Result<ModelParameters> count_parameters(const Model& model) {
     const ParameterCount projection{2 * h * h, 2 * h * h};
     all.add(Component::kMtp, projection.total);
     add_to(out.mtp, projection);
-    out.layers.push_back({depth + ".projection", "projection", projection});
+    if (rows) out.layers.push_back({depth + ".projection", "projection", projection});
     TRAINFLOPS_RETURN_IF_ERROR(
         add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
   }
   out.output_layer = {table, table};
   all.add(Component::kLogits, table);
-  out.layers.push_back({"output_layer", "output_layer", out.output_layer});
+  if (rows) out.layers.push_back({"output_layer", "output_layer", out.output_layer});
   out.components = all.list();
   return out;
 }
+
+}  // namespace
+
+Result<ModelParameters> count_parameters(const Model& model) { return parameters_of(model, /*rows=*/true); }
+
+Result<ModelParameters> count_parameter_totals(const Model& model) { return parameters_of(model, /*rows=*/false); }
 
 std::string format_parameters(Int128 count) {
   static constexpr const char* kSuffixes[] = {"", "K", "M", "B", "T"};
