@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "trainflops/count.h"
+#include "trainflops/presets.h"
 
 namespace trainflops {
 namespace {
@@ -212,6 +213,29 @@ TEST(ParametersTest, ExecutedFlopsAreSixTimesActiveParameters) {
     const ModelParameters p = count_parameters(model).value();
     const Int128 per_token = p.total().active + static_cast<Int128>(model.mtp_depths.size()) * p.output_layer.total;
     EXPECT_EQ(to_decimal(products), to_decimal(6 * per_token * report.tokens));
+  }
+}
+
+// The totals alone are the totals of the per-layer count, on every preset.
+TEST(ParametersTest, TotalsWithoutRowsAreTheTotalsOfTheRows) {
+  for (const Preset& preset : presets()) {
+    SCOPED_TRACE(preset.name);
+    const Model model = preset_model(preset).value();
+    const ModelParameters rows = count_parameters(model).value();
+    const ModelParameters totals = count_parameter_totals(model).value();
+    EXPECT_TRUE(totals.layers.empty());
+    EXPECT_FALSE(rows.layers.empty());
+    for (const auto& [part, row] :
+         {std::pair(totals.embedding, rows.embedding), std::pair(totals.output_layer, rows.output_layer),
+          std::pair(totals.decoder, rows.decoder), std::pair(totals.mtp, rows.mtp)}) {
+      EXPECT_EQ(to_decimal(part.total), to_decimal(row.total));
+      EXPECT_EQ(to_decimal(part.active), to_decimal(row.active));
+    }
+    ASSERT_EQ(totals.components.size(), rows.components.size());
+    for (std::size_t i = 0; i < rows.components.size(); ++i) {
+      EXPECT_EQ(totals.components[i].component, rows.components[i].component);
+      EXPECT_EQ(to_decimal(totals.components[i].count.total), to_decimal(rows.components[i].count.total));
+    }
   }
 }
 
