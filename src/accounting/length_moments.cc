@@ -464,10 +464,9 @@ struct Offsets32Loader {
 // in `remainders`; per selected pool, sum r(a) and r(a)^2 of its threshold.
 // convert() turns them into the moments of length_moments.h.
 //
-// One pass over `vectors` groups of eight documents: the squares, up to two
-// thresholds, the remainders of one whole pool and those of r(a) for one pool
-// selected by the pass's first threshold. Each output is set, not added to,
-// so that a threshold or pool met by two passes gets the same sums twice.
+// What one pass computes besides the squares: up to two thresholds, one
+// whole pool, and one pool selected by the pass's first threshold (indices
+// into the spec, or -1 for none).
 struct PassPlan {
   std::size_t thresholds[2] = {0, 0};
   int threshold_count = 0;
@@ -481,6 +480,9 @@ TRAINFLOPS_TARGET inline __m256i pool_mask(const MomentSpec& spec, int pool) {
   return _mm256_set1_epi64x(static_cast<long long>(spec.pools[static_cast<std::size_t>(pool)].pool - 1));
 }
 
+// One pass over `vectors` groups of eight documents, as `plan` says; returns
+// the sum of the squares. Each output is set, not added to, so that a
+// threshold or pool met by two passes gets the same sums twice.
 template <int kThresholds, bool kWhole, bool kSelected, typename Loader>
 TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
