@@ -65,10 +65,20 @@ static_assert(
     }(),
     "every component belongs to a sweep group");
 
-double group_sum(const SweepPoint& point, Group group) {
-  double sum = 0;
-  for (Component c : kAllComponents) sum += group_of(c) == group ? point.components[static_cast<std::size_t>(c)] : 0;
-  return sum;
+// Each group's sum of a point's components, added in Component order.
+std::array<double, kGroups.size()> group_sums(const SweepPoint& point) {
+  static constexpr auto kGroupOf = [] {
+    std::array<std::size_t, kAllComponents.size()> group_of_component{};
+    for (Component c : kAllComponents)
+      group_of_component[static_cast<std::size_t>(c)] = static_cast<std::size_t>(*group_of(c));
+    return group_of_component;
+  }();
+  std::array<double, kGroups.size()> sums{};
+  for (Component c : kAllComponents) {
+    const auto i = static_cast<std::size_t>(c);
+    sums[kGroupOf[i]] += point.components[i];
+  }
+  return sums;
 }
 
 // Appends `text` right-aligned in `width` columns.
@@ -111,7 +121,7 @@ std::string render_table(const std::vector<SweepPoint>& points, const std::strin
     if (dense) append_fixed(out, point.dense_per_token / 1e9, 1, 12);
     append_fixed(out, point.per_token / 1e9, 1, 12);
     if (dense) append_fixed(out, point.dense_per_token / point.per_token, 2, 12, "x");
-    for (Group group : kGroups) append_fixed(out, group_sum(point, group) / 1e9, 1, 11);
+    for (double sum : group_sums(point)) append_fixed(out, sum / 1e9, 1, 11);
     out += '\n';
   }
   return out;
