@@ -75,7 +75,7 @@ def startup_seconds(code, repeat=21):
     return sorted(times)[repeat // 2]
 
 
-def process_seconds(command, stdin_path=None, repeat=3):
+def process_seconds(command, stdin_path=None, repeat=7):
     """The median wall time of `command` as a fresh process, its output discarded."""
     times = []
     for _ in range(repeat):
@@ -155,7 +155,8 @@ def count_rows(args, cu64):
         stats.reset()
         stats.add_cu_seqlens(cu64)
 
-    seq_stats_time = seconds_per_call(seq_stats, 10)
+    # 50 calls a timing: runs of a few milliseconds, which a busy moment of a shared machine disturbs less.
+    seq_stats_time = seconds_per_call(seq_stats, 50)
     rows = []
     sources = [("int64 NumPy array", cu64)]
     try:
@@ -164,7 +165,7 @@ def count_rows(args, cu64):
     except ImportError:
         rows.append(("count(cu_seqlens=) torch tensor", "not measured", "torch is not installed", ""))
     for name, source in sources:
-        counted = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=source, mode="model"), 10)
+        counted = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=source, mode="model"), 50)
         rows.append((f"count(cu_seqlens=) {name}, 1M docs, GLM-5 DSA", "%.2f ns/doc" % (counted / DOCUMENTS * 1e9),
                      "%.2fx SeqStats' time over the same array" % (counted / seq_stats_time), "<= 1.2x SeqStats"))
     as_list = cu64.tolist()
