@@ -145,9 +145,11 @@ Result<LayerFlags> expand_frequency(std::string_view name, const LayerFrequency&
 bool flag(const std::optional<bool>& value) { return value.value_or(false); }
 
 // A window per layer number (1-based; entry number - 1), unset for full causal
-// attention; no entries at all when no layer has a window. Megatron-LM's window_size is (left, right) keys around a
-// query, on the layers window_attn_skip_freq marks (an int f: the numbers that are not multiples of f; a 0/1 list: the
-// entries 1; unset: every layer). A causal query attends `left` earlier keys and itself; left -1 means no limit.
+// attention; no entries at all when no layer has a window. Megatron-LM's
+// window_size is (left, right) keys around a query, on the layers
+// window_attn_skip_freq marks (an int f: the numbers that are not multiples
+// of f; a 0/1 list: the entries 1; unset: every layer). A causal query
+// attends `left` earlier keys and itself; left -1 means no limit.
 using SlidingWindows = std::vector<std::optional<std::int64_t>>;
 
 Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_layers) {
@@ -284,14 +286,16 @@ class IndexSharing {
   bool runs_indexer(std::int64_t number) const {
     return std::max<std::int64_t>(number - std::max<std::int64_t>(offset_, 1), 0) % every_ == 0;
   }
-  // runs_indexer() of the numbers 1..count, stepped instead of divided.
+  // runs_indexer() of the numbers 1..count. Past max(offset, 1) + frequency
+  // the answers repeat with the frequency, so only the numbers before that
+  // are divided out.
   LayerFlags runs_indexer_from_one(std::size_t count) const {
-    LayerFlags flags(count, true);
-    const std::int64_t last_running = std::max<std::int64_t>(offset_, 1);
-    std::int64_t phase = 0;  // (number - last_running) mod every
-    for (auto number = last_running + 1; number <= static_cast<std::int64_t>(count); ++number) {
-      if (++phase == every_) phase = 0;
-      flags[static_cast<std::size_t>(number - 1)] = phase == 0;
+    LayerFlags flags(count);
+    const std::uint64_t periodic_from =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(offset_, 1)) + static_cast<std::uint64_t>(every_);
+    const auto period = static_cast<std::size_t>(every_);
+    for (std::size_t i = 0; i < count; ++i) {
+      flags[i] = i < periodic_from ? runs_indexer(static_cast<std::int64_t>(i) + 1) : flags[i - period];
     }
     return flags;
   }
