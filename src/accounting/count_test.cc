@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -260,6 +261,18 @@ TEST(CountTest, BreakdownsSumToTheTotal) {
         EXPECT_NEAR(components.value()[i].flops.value, r.components[i].flops.value,
                     1e-14 * std::abs(r.components[i].flops.value));
       }
+      // total_and_components(): total() and components()' values, the absent components 0.
+      std::array<double, kAllComponents.size()> per_component;
+      per_component.fill(-1);
+      const Result<Flops> together = counter.value().total_and_components(workload, per_component);
+      ASSERT_TRUE(together.ok()) << together.error().message();
+      EXPECT_EQ(together.value().value, total.value().value);
+      EXPECT_EQ(together.value().exact, total.value().exact);
+      std::array<double, kAllComponents.size()> expected{};
+      for (const ComponentFlops& part : components.value()) {
+        expected[static_cast<std::size_t>(part.component)] = part.flops.value;
+      }
+      EXPECT_EQ(per_component, expected);
       if (mode == Mode::kModel) {
         Int128 by_component = 0, by_layer = 0;
         for (const auto& part : r.components) by_component += *part.flops.exact;
