@@ -474,24 +474,68 @@ struct PassPlan {
   int selected = -1;
 };
 
-// The mask of a pool's remainders; of none, no bits.
-TRAINFLOPS_TARGET inline __m256i pool_mask(const MomentSpec& spec, int pool) {
-  if (pool < 0) return _mm256_setzero_si256();
-  return _mm256_set1_epi64x(static_cast<long long>(spec.pools[static_cast<std::size_t>(pool)].pool - 1));
+// The size of a plan's pool; of none, 1 (every remainder 0).
+std::uint64_t pool_size(const MomentSpec& spec, int pool) {
+  return pool < 0 ? 1 : spec.pools[static_cast<std::size_t>(pool)].pool;
 }
+
+// The remainders r = L mod p of a power-of-two pool and their squares. Pools
+// of at most kMaxTablePool look both up at once, r + r^2 * 2^32 from a table
+// of eight entries indexed by L mod 8; larger ones mask and multiply-add.
+constexpr std::uint64_t kMaxTablePool = 8;
+// A lane adds at most kBlockDocuments / 4 table entries: each half holds its sum.
+static_assert(kBlockDocuments / 4 * (kMaxTablePool - 1) * (kMaxTablePool - 1) < (std::uint64_t{1} << 32));
+
+template <bool kTable>
+struct RemainderSum {
+  TRAINFLOPS_TARGET explicit RemainderSum(std::uint64_t pool)
+      : mask(_mm256_set1_epi64x(static_cast<long long>(pool - 1))) {}
+  __m256i mask;
+  SquareSum sums;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(_mm256_and_si256(a, mask), _mm256_and_si256(b, mask)); }
+  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of(sums.sum), sums.squares()}; }
+};
+
+template <>
+struct RemainderSum<true> {
+  TRAINFLOPS_TARGET explicit RemainderSum(std::uint64_t pool) : packed(_mm256_setzero_si256()) {
+    alignas(32) std::uint64_t entries[8];
+    for (std::uint64_t j = 0; j < 8; ++j) {
+      const std::uint64_t r = j & (pool - 1);
+      entries[j] = r | r * r << 32;
+    }
+    low = load(entries);
+    high = load(entries + 4);
+  }
+  __m256i low, high, packed;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
+    packed = _mm256_add_epi64(
+        packed, _mm256_add_epi64(_mm256_permutex2var_epi64(low, a, high), _mm256_permutex2var_epi64(low, b, high)));
+  }
+  TRAINFLOPS_TARGET RemainderMoments moments() const {
+    alignas(32) std::uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), packed);
+    RemainderMoments out;
+    for (std::uint64_t lane : lanes) {
+      out.sum += lane & 0xFFFFFFFF;
+      out.squares += lane >> 32;
+    }
+    return out;
+  }
+};
 
 // One pass over `vectors` groups of eight documents, as `plan` says; returns
 // the sum of the squares. Each output is set, not added to, so that a
 // threshold or pool met by two passes gets the same sums twice.
-template <int kThresholds, bool kWhole, bool kSelected, typename Loader>
+template <int kThresholds, bool kWhole, bool kSelected, bool kTable, typename Loader>
 TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
   Loader loader = result;  // in registers, not in memory that the outputs may alias
   __m256i c[kThresholds + 1];
   for (int t = 0; t < kThresholds; ++t)
     c[t] = _mm256_set1_epi64x(static_cast<long long>(spec.thresholds[plan.thresholds[t]]));
-  const __m256i whole_mask = pool_mask(spec, plan.whole), selected_mask = pool_mask(spec, plan.selected);
-  SquareSum lengths, below[kThresholds + 1], whole, selected;
+  SquareSum lengths, below[kThresholds + 1];
+  RemainderSum<kTable> whole(pool_size(spec, plan.whole)), selected(pool_size(spec, plan.selected));
   for (std::size_t v = 0; v < vectors; ++v) {
     __m256i a, b;
     loader(8 * v, a, b);
@@ -502,14 +546,12 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
       below[t].add(below_a, below_b);
       if (t == 0) first_a = below_a, first_b = below_b;
     }
-    if constexpr (kWhole) whole.add(_mm256_and_si256(a, whole_mask), _mm256_and_si256(b, whole_mask));
-    if constexpr (kSelected) {
-      selected.add(_mm256_and_si256(first_a, selected_mask), _mm256_and_si256(first_b, selected_mask));
-    }
+    if constexpr (kWhole) whole.add(a, b);
+    if constexpr (kSelected) selected.add(first_a, first_b);
   }
   for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sum_of(below[t].sum), below[t].squares()};
-  if constexpr (kWhole) remainders[plan.whole] = {sum_of(whole.sum), whole.squares()};
-  if constexpr (kSelected) remainders[plan.selected] = {sum_of(selected.sum), selected.squares()};
+  if constexpr (kWhole) remainders[plan.whole] = whole.moments();
+  if constexpr (kSelected) remainders[plan.selected] = selected.moments();
   result = loader;
   return lengths.squares();
 }
@@ -517,8 +559,11 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
 template <typename Loader>
 TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
-#define TRAINFLOPS_PASS(t, whole, selected) pass<t, whole, selected>(loader, vectors, spec, plan, excess, remainders)
+#define TRAINFLOPS_PASS(t, whole, selected)                                                \
+  (table ? pass<t, whole, selected, true>(loader, vectors, spec, plan, excess, remainders) \
+         : pass<t, whole, selected, false>(loader, vectors, spec, plan, excess, remainders))
   const bool whole = plan.whole >= 0, selected = plan.selected >= 0;  // selected only with a threshold
+  const bool table = pool_size(spec, plan.whole) <= kMaxTablePool && pool_size(spec, plan.selected) <= kMaxTablePool;
   switch (plan.threshold_count) {
     case 0: return whole ? TRAINFLOPS_PASS(0, true, false) : TRAINFLOPS_PASS(0, false, false);
     case 1:
