@@ -374,19 +374,9 @@ namespace ifma {
 
 constexpr std::uint64_t kMaxLength = (std::uint64_t{1} << 26) - 1;
 
-TRAINFLOPS_TARGET inline __m256i load(const void* at) { return _mm256_loadu_si256(static_cast<const __m256i*>(at)); }
-
-TRAINFLOPS_TARGET inline std::uint64_t sum_of(__m256i v) {
-  alignas(32) std::uint64_t lanes[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
-}
-
-TRAINFLOPS_TARGET inline std::uint64_t or_of(__m256i v) {
-  alignas(32) std::uint64_t lanes[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
-  return lanes[0] | lanes[1] | lanes[2] | lanes[3];
-}
+using avx2::load;
+using avx2::or_of_64;
+using avx2::sum_of_64;
 
 // A sum of values below 2^26 and of their squares, over two registers at a
 // time (two accumulators of squares, so that consecutive multiply-adds do not
@@ -402,7 +392,7 @@ struct SquareSum {
     squares_a = _mm256_madd52lo_epu64(squares_a, a, a);
     squares_b = _mm256_madd52lo_epu64(squares_b, b, b);
   }
-  TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of(_mm256_add_epi64(squares_a, squares_b)); }
+  TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of_64(_mm256_add_epi64(squares_a, squares_b)); }
 };
 
 // Each loader gives eight lengths at a time, in two registers of four, and
@@ -419,7 +409,7 @@ struct LengthsLoader {
     bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);  // bits | a | b
     tokens = _mm256_add_epi64(tokens, _mm256_add_epi64(a, b));
   }
-  TRAINFLOPS_TARGET bool short_lengths() const { return or_of(bits) <= kMaxLength; }
+  TRAINFLOPS_TARGET bool short_lengths() const { return or_of_64(bits) <= kMaxLength; }
 };
 
 // 64-bit differences below 2^26 from a non-negative first offset to a last
@@ -435,7 +425,7 @@ struct Offsets64Loader {
     b = _mm256_sub_epi64(load(cu_seqlens + i + 5), load(cu_seqlens + i + 4));
     bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);
   }
-  TRAINFLOPS_TARGET bool short_lengths() const { return or_of(bits) <= kMaxLength; }
+  TRAINFLOPS_TARGET bool short_lengths() const { return or_of_64(bits) <= kMaxLength; }
 };
 
 // Offsets of 32 bits that are all non-negative differ without wrapping, so a
@@ -455,7 +445,7 @@ struct Offsets32Loader {
   }
   TRAINFLOPS_TARGET bool short_lengths() const {
     constexpr std::uint64_t kLaneSigns = 0x8000000080000000;
-    return (or_of(bits) & ~(kMaxLength | kMaxLength << 32)) == 0 && (or_of(ends) & kLaneSigns) == 0;
+    return (or_of_64(bits) & ~(kMaxLength | kMaxLength << 32)) == 0 && (or_of_64(ends) & kLaneSigns) == 0;
   }
 };
 
@@ -493,7 +483,7 @@ struct RemainderSum {
   __m256i mask;
   SquareSum sums;
   TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(_mm256_and_si256(a, mask), _mm256_and_si256(b, mask)); }
-  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of(sums.sum), sums.squares()}; }
+  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of_64(sums.sum), sums.squares()}; }
 };
 
 template <>
@@ -549,7 +539,7 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
     if constexpr (kWhole) whole.add(a, b);
     if constexpr (kSelected) selected.add(first_a, first_b);
   }
-  for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sum_of(below[t].sum), below[t].squares()};
+  for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sum_of_64(below[t].sum), below[t].squares()};
   if constexpr (kWhole) remainders[plan.whole] = whole.moments();
   if constexpr (kSelected) remainders[plan.selected] = selected.moments();
   result = loader;
@@ -687,7 +677,7 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t
   BlockMoments block;
   block.squares = passes(loader, head / 8, spec, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
-  block.tokens = sum_of(loader.tokens);
+  block.tokens = sum_of_64(loader.tokens);
   for (std::size_t i = head; i < n; ++i) {
     if (static_cast<std::uint64_t>(lengths[i]) > kMaxLength) return std::nullopt;
     block.tokens += static_cast<std::uint64_t>(lengths[i]);
