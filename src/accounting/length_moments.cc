@@ -28,6 +28,16 @@ void clear(const MomentSpec& spec, BlockMoments& block, ExcessMoments* excess, R
   for (std::size_t p = 0; p < spec.pools.size(); ++p) remainders[p] = RemainderMoments{};
 }
 
+void add_remainders(std::uint64_t length, const MomentSpec& spec, RemainderMoments* remainders) {
+  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+    const PoolSpec& pool = spec.pools[p];
+    if (length <= pool.threshold) continue;
+    const std::uint64_t r = is_power_of_two(pool.pool) ? length & (pool.pool - 1) : length % pool.pool;
+    remainders[p].sum += r;
+    remainders[p].squares += r * r;
+  }
+}
+
 void add_document(std::uint64_t length, const MomentSpec& spec, BlockMoments& block, ExcessMoments* excess,
                   RemainderMoments* remainders) {
   block.squares += length * length;
@@ -37,13 +47,7 @@ void add_document(std::uint64_t length, const MomentSpec& spec, BlockMoments& bl
     excess[t].sum += m;
     excess[t].squares += m * m;
   }
-  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
-    const PoolSpec& pool = spec.pools[p];
-    if (length <= pool.threshold) continue;
-    const std::uint64_t r = is_power_of_two(pool.pool) ? length & (pool.pool - 1) : length % pool.pool;
-    remainders[p].sum += r;
-    remainders[p].squares += r * r;
-  }
+  add_remainders(length, spec, remainders);
 }
 
 BlockMoments lengths_moments(const std::int64_t* lengths, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
@@ -188,13 +192,14 @@ struct Offsets32Loader {
 
 // A pool size's remainders: over every document (`whole`, threshold 0) and
 // over those longer than a threshold (`selected`); indices into spec.pools, or
-// -1. Remainders below 2^11 square into 32 bits, and 256 of those squares (a
-// lane's share of a block) sum below 2^30.
+// -1. Remainders below 2^11 square into 32 bits, and a lane's share of a
+// block of those squares sums below 2^32.
 struct PoolGroup {
   int whole = -1;
   int selected = -1;
 };
 constexpr std::uint64_t kMaxVectorPool = std::uint64_t{1} << 11;
+static_assert(kBlockDocuments / 8 * (kMaxVectorPool - 1) * (kMaxVectorPool - 1) < (std::uint64_t{1} << 32));
 
 // One pass over `vectors` groups of eight documents, computing the squares,
 // up to two thresholds' moments and one pool group's, which it adds to
@@ -361,9 +366,8 @@ TRAINFLOPS_TARGET BlockMoments offsets_moments(const Offset* cu_seqlens, std::si
 // which is cheaper and gives the excess moments since L = a + m and a = c
 // wherever m > 0:
 //   sum m = sum L - sum a,    sum m^2 = sum L^2 - sum a^2 - 2c sum m.
-// A pool selected by a threshold c that is a multiple of its size p has
-// r(L) = r(a) for L <= c and r(a) = r(c) = 0 above it, so its sums over the
-// documents longer than c are those over every document less those of r(a).
+// A selected pool's remainders are those of the whole pool, added under a
+// mask of the documents longer than its threshold.
 namespace ifma {
 
 #define TRAINFLOPS_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512ifma")))
@@ -391,6 +395,18 @@ struct SquareSum {
   TRAINFLOPS_TARGET void add_squares(__m256i a, __m256i b) {
     squares_a = _mm256_madd52lo_epu64(squares_a, a, a);
     squares_b = _mm256_madd52lo_epu64(squares_b, b, b);
+  }
+  // Adds a and b where ka and kb have their lanes.
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
+    const __m256i with_a = _mm256_mask_add_epi64(sum, ka, sum, a);
+    sum = _mm256_mask_add_epi64(with_a, kb, with_a, b);
+    squares_a = _mm256_mask_madd52lo_epu64(squares_a, ka, a, a);
+    squares_b = _mm256_mask_madd52lo_epu64(squares_b, kb, b, b);
+  }
+  TRAINFLOPS_TARGET void merge(const SquareSum& other) {
+    sum = _mm256_add_epi64(sum, other.sum);
+    squares_a = _mm256_add_epi64(squares_a, other.squares_a);
+    squares_b = _mm256_add_epi64(squares_b, other.squares_b);
   }
   TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of_64(_mm256_add_epi64(squares_a, squares_b)); }
 };
@@ -450,45 +466,34 @@ struct Offsets32Loader {
 };
 
 // Sums over a block in the form these loops compute: per threshold c, sum a
-// and sum a^2 (a = min(L, c)) in `excess`; per whole pool, sum r and sum r^2
-// in `remainders`; per selected pool, sum r(a) and r(a)^2 of its threshold.
-// convert() turns them into the moments of length_moments.h.
-//
-// What one pass computes besides the squares: up to two thresholds, one
-// whole pool, and one pool selected by the pass's first threshold (indices
-// into the spec, or -1 for none).
-struct PassPlan {
-  std::size_t thresholds[2] = {0, 0};
-  int threshold_count = 0;
-  int whole = -1;
-  int selected = -1;
-};
+// and sum a^2 (a = min(L, c)) in `excess`, which convert() turns into the
+// moments of length_moments.h; the pools' remainders as they are.
+using Pass = BlockLoops::Pass;
 
 // The size of a plan's pool; of none, 1 (every remainder 0).
 std::uint64_t pool_size(const MomentSpec& spec, int pool) {
   return pool < 0 ? 1 : spec.pools[static_cast<std::size_t>(pool)].pool;
 }
 
-// The remainders r = L mod p of a power-of-two pool and their squares. Pools
-// of at most kMaxTablePool look both up at once, r + r^2 * 2^32 from a table
-// of eight entries indexed by L mod 8; larger ones mask and multiply-add.
+// The remainders r = L mod p of a power-of-two pool, in the form their sums
+// take. Pools of at most kMaxTablePool look r and r^2 up at once, r + r^2 *
+// 2^32 from a table of eight entries indexed by L mod 8; larger ones mask
+// (and their sums multiply-add the squares).
 constexpr std::uint64_t kMaxTablePool = 8;
-// A lane adds at most kBlockDocuments / 4 table entries: each half holds its sum.
+// A lane adds at most kBlockDocuments / 4 table entries (its sets' merged): each half holds its sum.
 static_assert(kBlockDocuments / 4 * (kMaxTablePool - 1) * (kMaxTablePool - 1) < (std::uint64_t{1} << 32));
 
 template <bool kTable>
-struct RemainderSum {
-  TRAINFLOPS_TARGET explicit RemainderSum(std::uint64_t pool)
+struct Remainders {
+  TRAINFLOPS_TARGET explicit Remainders(std::uint64_t pool)
       : mask(_mm256_set1_epi64x(static_cast<long long>(pool - 1))) {}
   __m256i mask;
-  SquareSum sums;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(_mm256_and_si256(a, mask), _mm256_and_si256(b, mask)); }
-  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of_64(sums.sum), sums.squares()}; }
+  TRAINFLOPS_TARGET __m256i of(__m256i lengths) const { return _mm256_and_si256(lengths, mask); }
 };
 
 template <>
-struct RemainderSum<true> {
-  TRAINFLOPS_TARGET explicit RemainderSum(std::uint64_t pool) : packed(_mm256_setzero_si256()) {
+struct Remainders<true> {
+  TRAINFLOPS_TARGET explicit Remainders(std::uint64_t pool) {
     alignas(32) std::uint64_t entries[8];
     for (std::uint64_t j = 0; j < 8; ++j) {
       const std::uint64_t r = j & (pool - 1);
@@ -497,11 +502,30 @@ struct RemainderSum<true> {
     low = load(entries);
     high = load(entries + 4);
   }
-  __m256i low, high, packed;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
-    packed = _mm256_add_epi64(
-        packed, _mm256_add_epi64(_mm256_permutex2var_epi64(low, a, high), _mm256_permutex2var_epi64(low, b, high)));
+  __m256i low, high;
+  TRAINFLOPS_TARGET __m256i of(__m256i lengths) const { return _mm256_permutex2var_epi64(low, lengths, high); }
+};
+
+// Sums of Remainders<kTable>::of values: r and r^2.
+template <bool kTable>
+struct RemainderSum {
+  SquareSum sums;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(a, b); }
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) { sums.add_where(ka, kb, a, b); }
+  TRAINFLOPS_TARGET void merge(const RemainderSum& other) { sums.merge(other.sums); }
+  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of_64(sums.sum), sums.squares()}; }
+};
+
+template <>
+struct RemainderSum<true> {
+  TRAINFLOPS_TARGET RemainderSum() : packed(_mm256_setzero_si256()) {}
+  __m256i packed;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { packed = _mm256_add_epi64(packed, _mm256_add_epi64(a, b)); }
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
+    const __m256i with_a = _mm256_mask_add_epi64(packed, ka, packed, a);
+    packed = _mm256_mask_add_epi64(with_a, kb, with_a, b);
   }
+  TRAINFLOPS_TARGET void merge(const RemainderSum& other) { packed = _mm256_add_epi64(packed, other.packed); }
   TRAINFLOPS_TARGET RemainderMoments moments() const {
     alignas(32) std::uint64_t lanes[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), packed);
@@ -514,40 +538,71 @@ struct RemainderSum<true> {
   }
 };
 
+// What a pass adds up: the squares, up to kThresholds thresholds' sums, and a
+// whole and a selected pool's remainders if kWhole and kSelected.
+template <int kThresholds, bool kWhole, bool kSelected, bool kTable>
+struct PassSums {
+  SquareSum lengths, below[kThresholds + 1];
+  RemainderSum<kTable> whole, selected;
+  // Eight lengths, in two registers; `c`: the thresholds, broadcast (the
+  // selected pool's first).
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b, const __m256i* c, const Remainders<kTable>& pool) {
+    lengths.add_squares(a, b);
+    for (int t = 0; t < kThresholds; ++t) below[t].add(_mm256_min_epu64(a, c[t]), _mm256_min_epu64(b, c[t]));
+    if constexpr (kWhole || kSelected) {
+      const __m256i ra = pool.of(a), rb = pool.of(b);
+      if constexpr (kWhole) whole.add(ra, rb);
+      if constexpr (kSelected) {
+        selected.add_where(_mm256_cmpgt_epu64_mask(a, c[0]), _mm256_cmpgt_epu64_mask(b, c[0]), ra, rb);
+      }
+    }
+  }
+  TRAINFLOPS_TARGET void merge(const PassSums& other) {
+    lengths.merge(other.lengths);
+    for (int t = 0; t < kThresholds; ++t) below[t].merge(other.below[t]);
+    whole.merge(other.whole);
+    selected.merge(other.selected);
+  }
+};
+
 // One pass over `vectors` groups of eight documents, as `plan` says; returns
 // the sum of the squares. Each output is set, not added to, so that a
 // threshold or pool met by two passes gets the same sums twice.
 template <int kThresholds, bool kWhole, bool kSelected, bool kTable, typename Loader>
-TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const Pass& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
   Loader loader = result;  // in registers, not in memory that the outputs may alias
   __m256i c[kThresholds + 1];
   for (int t = 0; t < kThresholds; ++t)
     c[t] = _mm256_set1_epi64x(static_cast<long long>(spec.thresholds[plan.thresholds[t]]));
-  SquareSum lengths, below[kThresholds + 1];
-  RemainderSum<kTable> whole(pool_size(spec, plan.whole)), selected(pool_size(spec, plan.selected));
-  for (std::size_t v = 0; v < vectors; ++v) {
-    __m256i a, b;
+  // The whole and the selected pool of a pass have one size.
+  const Remainders<kTable> pool(pool_size(spec, kSelected ? plan.selected : plan.whole));
+  // A multiply-add waits for the one before it on the same accumulator, so
+  // consecutive groups of eight alternate between two sets of sums.
+  PassSums<kThresholds, kWhole, kSelected, kTable> sums, odd;
+  __m256i a, b;
+  std::size_t v = 0;
+  for (; v + 2 <= vectors; v += 2) {
     loader(8 * v, a, b);
-    lengths.add_squares(a, b);
-    __m256i first_a = a, first_b = b;
-    for (int t = 0; t < kThresholds; ++t) {
-      const __m256i below_a = _mm256_min_epu64(a, c[t]), below_b = _mm256_min_epu64(b, c[t]);
-      below[t].add(below_a, below_b);
-      if (t == 0) first_a = below_a, first_b = below_b;
-    }
-    if constexpr (kWhole) whole.add(a, b);
-    if constexpr (kSelected) selected.add(first_a, first_b);
+    sums.add(a, b, c, pool);
+    loader(8 * v + 8, a, b);
+    odd.add(a, b, c, pool);
   }
-  for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sum_of_64(below[t].sum), below[t].squares()};
-  if constexpr (kWhole) remainders[plan.whole] = whole.moments();
-  if constexpr (kSelected) remainders[plan.selected] = selected.moments();
+  if (v < vectors) {
+    loader(8 * v, a, b);
+    sums.add(a, b, c, pool);
+  }
+  sums.merge(odd);
+  for (int t = 0; t < kThresholds; ++t)
+    excess[plan.thresholds[t]] = {sum_of_64(sums.below[t].sum), sums.below[t].squares()};
+  if constexpr (kWhole) remainders[plan.whole] = sums.whole.moments();
+  if constexpr (kSelected) remainders[plan.selected] = sums.selected.moments();
   result = loader;
-  return lengths.squares();
+  return sums.lengths.squares();
 }
 
 template <typename Loader>
-TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const MomentSpec& spec, const PassPlan& plan,
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const MomentSpec& spec, const Pass& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
 #define TRAINFLOPS_PASS(t, whole, selected)                                                \
   (table ? pass<t, whole, selected, true>(loader, vectors, spec, plan, excess, remainders) \
@@ -569,9 +624,9 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const 
 // The passes a spec needs: each selected pool with its threshold (and the
 // whole pool of its size), then the other whole pools, then the other
 // thresholds, two per pass; at least one pass, for the squares.
-std::size_t plan_passes(const MomentSpec& spec, PassPlan* plans) {
+std::size_t plan_passes(const MomentSpec& spec, Pass* plans) {
   std::uint64_t thresholds_done = 0, pools_done = 0;
-  const auto next_threshold = [&](PassPlan& plan) {
+  const auto next_threshold = [&](Pass& plan) {
     for (std::size_t t = 0; t < spec.thresholds.size(); ++t) {
       if (thresholds_done >> t & 1) continue;
       thresholds_done |= std::uint64_t{1} << t;
@@ -580,7 +635,7 @@ std::size_t plan_passes(const MomentSpec& spec, PassPlan* plans) {
     }
     return false;
   };
-  const auto take_whole = [&](PassPlan& plan, std::uint64_t size) {
+  const auto take_whole = [&](Pass& plan, std::uint64_t size) {
     for (std::size_t p = 0; p < spec.pools.size(); ++p) {
       if (pools_done >> p & 1 || spec.pools[p].threshold != 0 || spec.pools[p].pool != size) continue;
       pools_done |= std::uint64_t{1} << p;
@@ -591,7 +646,7 @@ std::size_t plan_passes(const MomentSpec& spec, PassPlan* plans) {
   std::size_t count = 0;
   for (std::size_t p = 0; p < spec.pools.size(); ++p) {
     if (spec.pools[p].threshold == 0) continue;
-    PassPlan& plan = plans[count++];
+    Pass& plan = plans[count++];
     const auto t = std::find(spec.thresholds.begin(), spec.thresholds.end(), spec.pools[p].threshold);
     plan.thresholds[plan.threshold_count++] = static_cast<std::size_t>(t - spec.thresholds.begin());
     thresholds_done |= std::uint64_t{1} << plan.thresholds[0];
@@ -601,13 +656,13 @@ std::size_t plan_passes(const MomentSpec& spec, PassPlan* plans) {
   }
   for (std::size_t p = 0; p < spec.pools.size(); ++p) {
     if (pools_done >> p & 1 || spec.pools[p].threshold != 0) continue;
-    PassPlan& plan = plans[count++];
+    Pass& plan = plans[count++];
     take_whole(plan, spec.pools[p].pool);
     next_threshold(plan) && next_threshold(plan);
   }
   const std::uint64_t every_threshold = (std::uint64_t{1} << spec.thresholds.size()) - 1;
   while (thresholds_done != every_threshold || count == 0) {
-    PassPlan& plan = plans[count++];
+    Pass& plan = plans[count++];
     next_threshold(plan) && next_threshold(plan);
   }
   return count;
@@ -626,39 +681,22 @@ void add_rest(Length length, std::size_t first, std::size_t last, const MomentSp
       excess[t].sum += a;
       excess[t].squares += a * a;
     }
-    for (std::size_t p = 0; p < spec.pools.size(); ++p) {
-      const PoolSpec& pool = spec.pools[p];
-      const std::uint64_t r = (pool.threshold == 0 ? l : std::min(l, pool.threshold)) & (pool.pool - 1);
-      remainders[p].sum += r;
-      remainders[p].squares += r * r;
-    }
+    portable::add_remainders(l, spec, remainders);
   }
 }
 
-// The moments of length_moments.h from the sums above.
-void convert(const BlockMoments& block, const MomentSpec& spec, ExcessMoments* excess, RemainderMoments* remainders) {
+// The excess moments of length_moments.h from the sums above.
+void convert(const BlockMoments& block, const MomentSpec& spec, ExcessMoments* excess) {
   for (std::size_t t = 0; t < spec.thresholds.size(); ++t) {
     const std::uint64_t m = block.tokens - excess[t].sum;
     excess[t] = {m, block.squares - excess[t].squares - 2 * spec.thresholds[t] * m};
   }
-  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
-    if (spec.pools[p].threshold == 0) continue;
-    const auto whole = std::find(spec.pools.begin(), spec.pools.end(), PoolSpec{spec.pools[p].pool, 0});
-    const RemainderMoments& all = remainders[whole - spec.pools.begin()];
-    remainders[p] = {all.sum - remainders[p].sum, all.squares - remainders[p].squares};
-  }
 }
 
-// The most passes plan_passes() makes, which ifma_takes() bounds (a model
-// has a few thresholds and pools; the plans are made for every block).
-constexpr std::size_t kMaxThresholds = 8, kMaxPools = 8;
-constexpr std::size_t kMaxPasses = kMaxThresholds + kMaxPools + 1;
-
+// The passes of plan_passes() over a block.
 template <typename Loader>
-TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t vectors, const MomentSpec& spec,
-                                       ExcessMoments* excess, RemainderMoments* remainders) {
-  PassPlan plans[kMaxPasses];
-  const std::size_t count = plan_passes(spec, plans);
+TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t vectors, const MomentSpec& spec, const Pass* plans,
+                                       std::size_t count, ExcessMoments* excess, RemainderMoments* remainders) {
   std::uint64_t squares = 0;
   for (std::size_t i = 0; i < count; ++i) {
     Loader again = loader;
@@ -670,12 +708,13 @@ TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t vectors, cons
 
 // Each returns nullopt for a block these loops do not take.
 TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t* lengths, std::size_t n,
-                                                              const MomentSpec& spec, ExcessMoments* excess,
+                                                              const MomentSpec& spec, const Pass* plans,
+                                                              std::size_t count, ExcessMoments* excess,
                                                               RemainderMoments* remainders) {
   const std::size_t head = n / 8 * 8;
   LengthsLoader loader(lengths);
   BlockMoments block;
-  block.squares = passes(loader, head / 8, spec, excess, remainders);
+  block.squares = passes(loader, head / 8, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   block.tokens = sum_of_64(loader.tokens);
   for (std::size_t i = head; i < n; ++i) {
@@ -685,20 +724,21 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t
   if (block.tokens > kMaxBlockTokens) return std::nullopt;
   add_rest([&](std::size_t i) { return static_cast<std::uint64_t>(lengths[i]); }, head, n, spec, block.squares, excess,
            remainders);
-  convert(block, spec, excess, remainders);
+  convert(block, spec, excess);
   return block;
 }
 
 template <typename Offset, typename Loader>
 TRAINFLOPS_TARGET std::optional<BlockMoments> offsets_moments(const Offset* cu_seqlens, std::size_t n,
-                                                              const MomentSpec& spec, ExcessMoments* excess,
+                                                              const MomentSpec& spec, const Pass* plans,
+                                                              std::size_t count, ExcessMoments* excess,
                                                               RemainderMoments* remainders) {
   const std::int64_t first = cu_seqlens[0], last = cu_seqlens[n];
   if (first < 0 || last < first || last - first > static_cast<std::int64_t>(kMaxBlockTokens)) return std::nullopt;
   const std::size_t head = n / 8 * 8;
   Loader loader(cu_seqlens);
   BlockMoments block;
-  block.squares = passes(loader, head / 8, spec, excess, remainders);
+  block.squares = passes(loader, head / 8, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   // Differences in 64 bits, wrapping as the loader's do.
   const auto length = [&](std::size_t i) {
@@ -710,7 +750,7 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> offsets_moments(const Offset* cu_s
   }
   block.tokens = static_cast<std::uint64_t>(last - first);
   add_rest(length, head, n, spec, block.squares, excess, remainders);
-  convert(block, spec, excess, remainders);
+  convert(block, spec, excess);
   return block;
 }
 
@@ -731,8 +771,7 @@ Loops best_loops() {
 
 // The vector loops take remainders of small power-of-two pools only; the
 // multiply-add ones any power of two, and selected pools whose threshold is
-// one of the spec's and a multiple of the size (or beyond every length they
-// take), with the whole pool of that size beside them.
+// one of the spec's.
 bool avx2_takes(const MomentSpec& spec) {
   for (const PoolSpec& pool : spec.pools) {
     if (!is_power_of_two(pool.pool) || pool.pool > avx2::kMaxVectorPool) return false;
@@ -741,16 +780,13 @@ bool avx2_takes(const MomentSpec& spec) {
 }
 
 bool ifma_takes(const MomentSpec& spec) {
-  if (spec.thresholds.size() > ifma::kMaxThresholds || spec.pools.size() > ifma::kMaxPools) return false;
+  if (spec.thresholds.size() > BlockLoops::kMaxThresholds || spec.pools.size() > BlockLoops::kMaxPools) return false;
   for (const PoolSpec& pool : spec.pools) {
     if (!is_power_of_two(pool.pool)) return false;
-    if (pool.threshold == 0) continue;
-    const bool threshold_known =
-        std::find(spec.thresholds.begin(), spec.thresholds.end(), pool.threshold) != spec.thresholds.end();
-    const bool whole_known =
-        std::find(spec.pools.begin(), spec.pools.end(), PoolSpec{pool.pool, 0}) != spec.pools.end();
-    const bool multiple = pool.threshold % pool.pool == 0 || pool.threshold > ifma::kMaxLength;
-    if (!threshold_known || !whole_known || !multiple) return false;
+    if (pool.threshold != 0 &&
+        std::find(spec.thresholds.begin(), spec.thresholds.end(), pool.threshold) == spec.thresholds.end()) {
+      return false;
+    }
   }
   return true;
 }
@@ -770,51 +806,62 @@ std::atomic<Loops> loops_in_use{Loops::kPortable};
 
 }  // namespace
 
+BlockLoops::BlockLoops(const MomentSpec& spec) : spec_(spec) {
+#ifdef TRAINFLOPS_X86_VECTORS
+  loops_ = loops_for(spec);
+  if (loops_ == Loops::kIfma) pass_count_ = ifma::plan_passes(spec, passes_);
+#else
+  loops_ = Loops::kPortable;
+#endif
+}
+
 // Each tries the multiply-add loops, which decline blocks with a length of
 // 2^26 or more, then the vector loops, then the portable ones.
-BlockMoments block_moments(const std::int64_t* lengths, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
-                           RemainderMoments* remainders) {
+BlockMoments BlockLoops::lengths(const std::int64_t* lengths, std::size_t n, ExcessMoments* excess,
+                                 RemainderMoments* remainders) const {
 #ifdef TRAINFLOPS_X86_VECTORS
-  switch (loops_for(spec)) {
+  switch (loops_) {
     case Loops::kIfma:
-      if (auto block = ifma::lengths_moments(lengths, n, spec, excess, remainders)) return *block;
+      if (auto block = ifma::lengths_moments(lengths, n, spec_, passes_, pass_count_, excess, remainders)) {
+        return *block;
+      }
       [[fallthrough]];
-    case Loops::kAvx2: return avx2::lengths_moments(lengths, n, spec, excess, remainders);
+    case Loops::kAvx2: return avx2::lengths_moments(lengths, n, spec_, excess, remainders);
     case Loops::kPortable: break;
   }
 #endif
-  return portable::lengths_moments(lengths, n, spec, excess, remainders);
+  return portable::lengths_moments(lengths, n, spec_, excess, remainders);
 }
 
 template <typename Offset>
-BlockMoments offsets_moments(const Offset* cu_seqlens, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
-                             RemainderMoments* remainders) {
+BlockMoments BlockLoops::offsets_of(const Offset* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                                    RemainderMoments* remainders) const {
 #ifdef TRAINFLOPS_X86_VECTORS
   using Loaders = std::conditional_t<sizeof(Offset) == 8, std::pair<ifma::Offsets64Loader, avx2::Offsets64Loader>,
                                      std::pair<ifma::Offsets32Loader, avx2::Offsets32Loader>>;
-  switch (loops_for(spec)) {
+  switch (loops_) {
     case Loops::kIfma:
-      if (auto block =
-              ifma::offsets_moments<Offset, typename Loaders::first_type>(cu_seqlens, n, spec, excess, remainders)) {
+      if (auto block = ifma::offsets_moments<Offset, typename Loaders::first_type>(cu_seqlens, n, spec_, passes_,
+                                                                                   pass_count_, excess, remainders)) {
         return *block;
       }
       [[fallthrough]];
     case Loops::kAvx2:
-      return avx2::offsets_moments<Offset, typename Loaders::second_type>(cu_seqlens, n, spec, excess, remainders);
+      return avx2::offsets_moments<Offset, typename Loaders::second_type>(cu_seqlens, n, spec_, excess, remainders);
     case Loops::kPortable: break;
   }
 #endif
-  return portable::offsets_moments(cu_seqlens, n, spec, excess, remainders);
+  return portable::offsets_moments(cu_seqlens, n, spec_, excess, remainders);
 }
 
-BlockMoments block_moments_of_offsets(const std::int64_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
-                                      ExcessMoments* excess, RemainderMoments* remainders) {
-  return offsets_moments(cu_seqlens, n, spec, excess, remainders);
+BlockMoments BlockLoops::offsets(const std::int64_t* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                                 RemainderMoments* remainders) const {
+  return offsets_of(cu_seqlens, n, excess, remainders);
 }
 
-BlockMoments block_moments_of_offsets(const std::int32_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
-                                      ExcessMoments* excess, RemainderMoments* remainders) {
-  return offsets_moments(cu_seqlens, n, spec, excess, remainders);
+BlockMoments BlockLoops::offsets(const std::int32_t* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                                 RemainderMoments* remainders) const {
+  return offsets_of(cu_seqlens, n, excess, remainders);
 }
 
 Loops use_loops(Loops loops) {

@@ -19,7 +19,7 @@
 
 namespace trainflops {
 
-inline constexpr std::size_t kBlockDocuments = 2048;
+inline constexpr std::size_t kBlockDocuments = 4096;
 inline constexpr std::uint64_t kMaxBlockTokens = (std::uint64_t{1} << 31) - 1;
 
 // Over the documents of a block: sum m and sum m^2 of the excess
@@ -57,18 +57,6 @@ struct BlockMoments {
   std::uint64_t squares = 0;  // sum L^2
 };
 
-// The moments of n <= kBlockDocuments documents, given by their lengths or by
-// the n + 1 offsets cu_seqlens[0..n] (the caller checks that the first offset
-// of the whole array is 0: a block's first offset is the previous block's
-// last). `excess` and `remainders` hold one entry per threshold and per pool;
-// they are meaningful only when the block fits.
-BlockMoments block_moments(const std::int64_t* lengths, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
-                           RemainderMoments* remainders);
-BlockMoments block_moments_of_offsets(const std::int64_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
-                                      ExcessMoments* excess, RemainderMoments* remainders);
-BlockMoments block_moments_of_offsets(const std::int32_t* cu_seqlens, std::size_t n, const MomentSpec& spec,
-                                      ExcessMoments* excess, RemainderMoments* remainders);
-
 // Which loops run, fastest last: portable C++; AVX2; AVX-512 with 52-bit
 // multiply-adds (IFMA), for blocks whose lengths are all below 2^26 (the
 // others go to the AVX2 loops). Each takes what the one before takes or
@@ -79,6 +67,49 @@ Loops available_loops();
 // For tests and benchmarks: runs `loops` (or the fastest available below
 // them) from now on; returns the loops in use before.
 Loops use_loops(Loops loops);
+
+// The loops for one spec, chosen (and the multiply-add loops' passes planned)
+// once for every block of an array. The spec's spans must outlive it.
+class BlockLoops {
+ public:
+  explicit BlockLoops(const MomentSpec& spec);
+
+  // The moments of n <= kBlockDocuments documents, given by their lengths or
+  // by the n + 1 offsets cu_seqlens[0..n] (the caller checks that the first
+  // offset of the whole array is 0: a block's first offset is the previous
+  // block's last). `excess` and `remainders` hold one entry per threshold and
+  // per pool; they are meaningful only when the block fits.
+  BlockMoments lengths(const std::int64_t* lengths, std::size_t n, ExcessMoments* excess,
+                       RemainderMoments* remainders) const;
+  BlockMoments offsets(const std::int64_t* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                       RemainderMoments* remainders) const;
+  BlockMoments offsets(const std::int32_t* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                       RemainderMoments* remainders) const;
+
+  // The multiply-add loops take specs of at most this many thresholds and
+  // pools (a model has a few), in at most kMaxPasses passes over a block.
+  static constexpr std::size_t kMaxThresholds = 8, kMaxPools = 8;
+  static constexpr std::size_t kMaxPasses = kMaxThresholds + kMaxPools + 1;
+  // What one of those passes computes besides the squares: up to two
+  // thresholds, one whole pool, and one pool selected by the pass's first
+  // threshold (indices into the spec, or -1 for none).
+  struct Pass {
+    std::size_t thresholds[2] = {0, 0};
+    int threshold_count = 0;
+    int whole = -1;
+    int selected = -1;
+  };
+
+ private:
+  template <typename Offset>
+  BlockMoments offsets_of(const Offset* cu_seqlens, std::size_t n, ExcessMoments* excess,
+                          RemainderMoments* remainders) const;
+
+  MomentSpec spec_;
+  Loops loops_;
+  Pass passes_[kMaxPasses];
+  std::size_t pass_count_ = 0;
+};
 
 }  // namespace trainflops
 

@@ -46,9 +46,9 @@ std::optional<Needs> needs_of(const Statistic& s) {
 struct Lengths {
   std::span<const std::int64_t> lengths;
   std::size_t documents() const { return lengths.size(); }
-  BlockMoments moments(std::size_t start, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
+  BlockMoments moments(std::size_t start, std::size_t n, const BlockLoops& loops, ExcessMoments* excess,
                        RemainderMoments* remainders) const {
-    return block_moments(lengths.data() + start, n, spec, excess, remainders);
+    return loops.lengths(lengths.data() + start, n, excess, remainders);
   }
   Int128 length(std::size_t i) const { return lengths[i]; }
 };
@@ -57,9 +57,9 @@ template <typename Offset>
 struct Offsets {
   std::span<const Offset> cu_seqlens;
   std::size_t documents() const { return cu_seqlens.size() - 1; }
-  BlockMoments moments(std::size_t start, std::size_t n, const MomentSpec& spec, ExcessMoments* excess,
+  BlockMoments moments(std::size_t start, std::size_t n, const BlockLoops& loops, ExcessMoments* excess,
                        RemainderMoments* remainders) const {
-    return block_moments_of_offsets(cu_seqlens.data() + start, n, spec, excess, remainders);
+    return loops.offsets(cu_seqlens.data() + start, n, excess, remainders);
   }
   Int128 length(std::size_t i) const { return Int128{cu_seqlens[i + 1]} - cu_seqlens[i]; }
 };
@@ -165,10 +165,10 @@ Status StatisticSums::add(const Source& source, std::vector<Int128>& sums) const
   std::vector<Int128> next = sums;
   std::vector<ExcessMoments> excess(thresholds_.size());
   std::vector<RemainderMoments> remainders(pools_.size());
-  const MomentSpec spec{thresholds_, pools_};
+  const BlockLoops loops(MomentSpec{thresholds_, pools_});
   for (std::size_t start = 0; start < source.documents(); start += kBlockDocuments) {
     const std::size_t n = std::min(kBlockDocuments, source.documents() - start);
-    const BlockMoments block = source.moments(start, n, spec, excess.data(), remainders.data());
+    const BlockMoments block = source.moments(start, n, loops, excess.data(), remainders.data());
     TRAINFLOPS_RETURN_IF_ERROR(block.fits && !one_by_one_ ? add_block(block, excess, remainders, next)
                                                           : add_one_by_one(source, start, n, next));
   }
