@@ -383,13 +383,14 @@ using avx2::or_of_64;
 using avx2::sum_of_64;
 
 // A sum of values below 2^26 and of their squares, over two registers at a
-// time (two accumulators of squares, so that consecutive multiply-adds do not
-// wait for each other).
+// time, each into accumulators of its own (so that consecutive multiply-adds
+// do not wait for each other, and no sum of the two is kept between them).
 struct SquareSum {
-  TRAINFLOPS_TARGET SquareSum() : sum(_mm256_setzero_si256()), squares_a(sum), squares_b(sum) {}
-  __m256i sum, squares_a, squares_b;
+  TRAINFLOPS_TARGET SquareSum() : sum_a(_mm256_setzero_si256()), sum_b(sum_a), squares_a(sum_a), squares_b(sum_a) {}
+  __m256i sum_a, sum_b, squares_a, squares_b;
   TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
-    sum = _mm256_add_epi64(sum, _mm256_add_epi64(a, b));
+    sum_a = _mm256_add_epi64(sum_a, a);
+    sum_b = _mm256_add_epi64(sum_b, b);
     add_squares(a, b);
   }
   TRAINFLOPS_TARGET void add_squares(__m256i a, __m256i b) {
@@ -398,16 +399,18 @@ struct SquareSum {
   }
   // Adds a and b where ka and kb have their lanes.
   TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
-    const __m256i with_a = _mm256_mask_add_epi64(sum, ka, sum, a);
-    sum = _mm256_mask_add_epi64(with_a, kb, with_a, b);
+    sum_a = _mm256_mask_add_epi64(sum_a, ka, sum_a, a);
+    sum_b = _mm256_mask_add_epi64(sum_b, kb, sum_b, b);
     squares_a = _mm256_mask_madd52lo_epu64(squares_a, ka, a, a);
     squares_b = _mm256_mask_madd52lo_epu64(squares_b, kb, b, b);
   }
   TRAINFLOPS_TARGET void merge(const SquareSum& other) {
-    sum = _mm256_add_epi64(sum, other.sum);
+    sum_a = _mm256_add_epi64(sum_a, other.sum_a);
+    sum_b = _mm256_add_epi64(sum_b, other.sum_b);
     squares_a = _mm256_add_epi64(squares_a, other.squares_a);
     squares_b = _mm256_add_epi64(squares_b, other.squares_b);
   }
+  TRAINFLOPS_TARGET std::uint64_t sum() const { return sum_of_64(_mm256_add_epi64(sum_a, sum_b)); }
   TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of_64(_mm256_add_epi64(squares_a, squares_b)); }
 };
 
@@ -513,22 +516,28 @@ struct RemainderSum {
   TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(a, b); }
   TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) { sums.add_where(ka, kb, a, b); }
   TRAINFLOPS_TARGET void merge(const RemainderSum& other) { sums.merge(other.sums); }
-  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sum_of_64(sums.sum), sums.squares()}; }
+  TRAINFLOPS_TARGET RemainderMoments moments() const { return {sums.sum(), sums.squares()}; }
 };
 
 template <>
 struct RemainderSum<true> {
-  TRAINFLOPS_TARGET RemainderSum() : packed(_mm256_setzero_si256()) {}
-  __m256i packed;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { packed = _mm256_add_epi64(packed, _mm256_add_epi64(a, b)); }
-  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
-    const __m256i with_a = _mm256_mask_add_epi64(packed, ka, packed, a);
-    packed = _mm256_mask_add_epi64(with_a, kb, with_a, b);
+  TRAINFLOPS_TARGET RemainderSum() : packed_a(_mm256_setzero_si256()), packed_b(packed_a) {}
+  __m256i packed_a, packed_b;
+  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
+    packed_a = _mm256_add_epi64(packed_a, a);
+    packed_b = _mm256_add_epi64(packed_b, b);
   }
-  TRAINFLOPS_TARGET void merge(const RemainderSum& other) { packed = _mm256_add_epi64(packed, other.packed); }
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
+    packed_a = _mm256_mask_add_epi64(packed_a, ka, packed_a, a);
+    packed_b = _mm256_mask_add_epi64(packed_b, kb, packed_b, b);
+  }
+  TRAINFLOPS_TARGET void merge(const RemainderSum& other) {
+    packed_a = _mm256_add_epi64(packed_a, other.packed_a);
+    packed_b = _mm256_add_epi64(packed_b, other.packed_b);
+  }
   TRAINFLOPS_TARGET RemainderMoments moments() const {
     alignas(32) std::uint64_t lanes[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), packed);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(packed_a, packed_b));
     RemainderMoments out;
     for (std::uint64_t lane : lanes) {
       out.sum += lane & 0xFFFFFFFF;
@@ -594,7 +603,7 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
   }
   sums.merge(odd);
   for (int t = 0; t < kThresholds; ++t)
-    excess[plan.thresholds[t]] = {sum_of_64(sums.below[t].sum), sums.below[t].squares()};
+    excess[plan.thresholds[t]] = {sums.below[t].sum(), sums.below[t].squares()};
   if constexpr (kWhole) remainders[plan.whole] = sums.whole.moments();
   if constexpr (kSelected) remainders[plan.selected] = sums.selected.moments();
   result = loader;
