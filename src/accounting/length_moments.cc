@@ -602,8 +602,7 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
     sums.add(a, b, c, pool);
   }
   sums.merge(odd);
-  for (int t = 0; t < kThresholds; ++t)
-    excess[plan.thresholds[t]] = {sums.below[t].sum(), sums.below[t].squares()};
+  for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sums.below[t].sum(), sums.below[t].squares()};
   if constexpr (kWhole) remainders[plan.whole] = sums.whole.moments();
   if constexpr (kSelected) remainders[plan.selected] = sums.selected.moments();
   result = loader;
@@ -801,13 +800,6 @@ bool ifma_takes(const MomentSpec& spec) {
 }
 
 std::atomic<Loops> loops_in_use{best_loops()};
-
-Loops loops_for(const MomentSpec& spec) {
-  const Loops loops = loops_in_use.load(std::memory_order_relaxed);
-  if (loops == Loops::kIfma && ifma_takes(spec)) return Loops::kIfma;
-  if (loops != Loops::kPortable && avx2_takes(spec)) return Loops::kAvx2;
-  return Loops::kPortable;
-}
 #else
 Loops best_loops() { return Loops::kPortable; }
 std::atomic<Loops> loops_in_use{Loops::kPortable};
@@ -817,10 +809,10 @@ std::atomic<Loops> loops_in_use{Loops::kPortable};
 
 BlockLoops::BlockLoops(const MomentSpec& spec) : spec_(spec) {
 #ifdef TRAINFLOPS_X86_VECTORS
-  loops_ = loops_for(spec);
-  if (loops_ == Loops::kIfma) pass_count_ = ifma::plan_passes(spec, passes_);
-#else
-  loops_ = Loops::kPortable;
+  const Loops loops = loops_in_use.load(std::memory_order_relaxed);
+  ifma_ = loops == Loops::kIfma && ifma_takes(spec);
+  avx2_ = loops != Loops::kPortable && avx2_takes(spec);
+  if (ifma_) pass_count_ = ifma::plan_passes(spec, passes_);
 #endif
 }
 
@@ -829,15 +821,10 @@ BlockLoops::BlockLoops(const MomentSpec& spec) : spec_(spec) {
 BlockMoments BlockLoops::lengths(const std::int64_t* lengths, std::size_t n, ExcessMoments* excess,
                                  RemainderMoments* remainders) const {
 #ifdef TRAINFLOPS_X86_VECTORS
-  switch (loops_) {
-    case Loops::kIfma:
-      if (auto block = ifma::lengths_moments(lengths, n, spec_, passes_, pass_count_, excess, remainders)) {
-        return *block;
-      }
-      [[fallthrough]];
-    case Loops::kAvx2: return avx2::lengths_moments(lengths, n, spec_, excess, remainders);
-    case Loops::kPortable: break;
+  if (ifma_) {
+    if (auto block = ifma::lengths_moments(lengths, n, spec_, passes_, pass_count_, excess, remainders)) return *block;
   }
+  if (avx2_) return avx2::lengths_moments(lengths, n, spec_, excess, remainders);
 #endif
   return portable::lengths_moments(lengths, n, spec_, excess, remainders);
 }
@@ -848,16 +835,14 @@ BlockMoments BlockLoops::offsets_of(const Offset* cu_seqlens, std::size_t n, Exc
 #ifdef TRAINFLOPS_X86_VECTORS
   using Loaders = std::conditional_t<sizeof(Offset) == 8, std::pair<ifma::Offsets64Loader, avx2::Offsets64Loader>,
                                      std::pair<ifma::Offsets32Loader, avx2::Offsets32Loader>>;
-  switch (loops_) {
-    case Loops::kIfma:
-      if (auto block = ifma::offsets_moments<Offset, typename Loaders::first_type>(cu_seqlens, n, spec_, passes_,
-                                                                                   pass_count_, excess, remainders)) {
-        return *block;
-      }
-      [[fallthrough]];
-    case Loops::kAvx2:
-      return avx2::offsets_moments<Offset, typename Loaders::second_type>(cu_seqlens, n, spec_, excess, remainders);
-    case Loops::kPortable: break;
+  if (ifma_) {
+    if (auto block = ifma::offsets_moments<Offset, typename Loaders::first_type>(cu_seqlens, n, spec_, passes_,
+                                                                                 pass_count_, excess, remainders)) {
+      return *block;
+    }
+  }
+  if (avx2_) {
+    return avx2::offsets_moments<Offset, typename Loaders::second_type>(cu_seqlens, n, spec_, excess, remainders);
   }
 #endif
   return portable::offsets_moments(cu_seqlens, n, spec_, excess, remainders);

@@ -106,7 +106,8 @@ class BlockLoops {
                           RemainderMoments* remainders) const;
 
   MomentSpec spec_;
-  Loops loops_;
+  bool ifma_ = false;  // the multiply-add loops take the spec
+  bool avx2_ = false;  // the AVX2 loops take it: those run the blocks the former decline
   Pass passes_[kMaxPasses];
   std::size_t pass_count_ = 0;
 };

@@ -45,8 +45,8 @@ std::vector<Statistic> every_kind() {
 }
 
 // Sets the loops treat differently: pools of any size (the portable loops),
-// powers of two only (the vector loops, in several passes), and the two
-// GLM-5-class sets (one pass).
+// powers of two only (the vector loops, in several passes), the two
+// GLM-5-class sets (one pass), and a pool too large for the AVX2 loops.
 std::vector<std::vector<Statistic>> statistic_sets() {
   return {every_kind(),
           {kTokens, kCausalPairs, topk_pairs(1), topk_pairs(7), topk_pairs(2048), topk_pairs(INT64_MAX),
@@ -56,7 +56,8 @@ std::vector<std::vector<Statistic>> statistic_sets() {
           {kTokens, kCausalPairs, topk_pairs(2048)},
           {kTokens, kCausalPairs, window_pairs(128), chunked_pairs(64), compressed_entries(4),
            selected_compressed(512, 4), selected_compressed(1, 128)},
-          {kTokens, complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true)}};
+          {kTokens, complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true)},
+          {kTokens, kCausalPairs, topk_pairs(2048), complete_pool_pairs(std::int64_t{1} << 20)}};
 }
 
 // The reference: document_count() per document, summed in 128 bits.
@@ -145,9 +146,10 @@ void random_batches_match_closed_forms(const std::vector<Statistic>& statistics)
   SCOPED_TRACE(std::to_string(statistics.size()) + " statistics, the last " + statistic_name(statistics.back()));
   const std::vector<std::size_t> sizes = {
       0, 1, 3, 4, 5, 8, 17, kBlockDocuments - 1, kBlockDocuments, kBlockDocuments + 1, 2 * kBlockDocuments + 3};
-  // Up to 2^26 + 9: the multiply-add loops decline those blocks with a length of 2^26 or more.
+  // Up to 2^26 + 9 and 2^27: the multiply-add loops decline those blocks with a length of 2^26 or more, which
+  // still fit a block when they are few.
   const std::vector<std::int64_t> maxima = {
-      10, 2100, 1 << 20, (1 << 26) + 9, std::int64_t{1} << 31, std::int64_t{1} << 40};
+      10, 2100, 1 << 20, (1 << 26) + 9, 1 << 27, std::int64_t{1} << 31, std::int64_t{1} << 40};
   for (std::size_t size : sizes) {
     for (std::int64_t maximum : maxima) {
       SCOPED_TRACE("size " + std::to_string(size) + ", lengths up to " + std::to_string(maximum));
@@ -215,6 +217,21 @@ TEST_P(EveryLoops, LengthsAtTheLimits) {
   // The causal pairs of one INT64_MAX document, written out.
   EXPECT_EQ(to_decimal(closed_forms({kCausalPairs}, {INT64_MAX})[0]),
             "42535295865117307928310139910543638528");  // (2^63 - 1) 2^63 / 2
+}
+
+// seq_stats_fuzzer: a block that the multiply-add loops decline (lengths of
+// 2^26 and more) went to the AVX2 loops, which take no pool larger than 2^11.
+TEST_P(EveryLoops, DeclinedBlocksWithPoolsTooLargeForAvx2) {
+  constexpr std::int64_t pool = std::int64_t{1} << 20, topk = 6 * pool;
+  const std::vector<Statistic> statistics = {kTokens,           kCausalPairs,
+                                             topk_pairs(topk),  complete_pool_pairs(pool),
+                                             pooled_keys(pool), pooled_attended_pairs(topk, pool, false)};
+  const std::vector<std::int64_t> lengths = {2285, 3206,      963840,    69120,    189184,  2964,
+                                             4022, 318768404, 246743040, 17694720, 48431104};
+  const StatisticSums summer(statistics, 126);
+  std::vector<Int128> sums(statistics.size(), 0);
+  ASSERT_TRUE(summer.add_lengths(lengths, sums).ok());
+  EXPECT_EQ(decimal(sums), decimal(closed_forms(statistics, lengths)));
 }
 
 TEST_P(EveryLoops, SumsThatReachTheLimitAreErrors) {
