@@ -58,9 +58,9 @@ struct BlockMoments {
 };
 
 // Which loops run, fastest last: portable C++; AVX2; AVX-512 with 52-bit
-// multiply-adds (IFMA), for blocks whose lengths are all below 2^26 (the
-// others go to the AVX2 loops). Each takes what the one before takes or
-// falls back to it, so every choice gives the same moments.
+// multiply-adds (IFMA), for blocks whose lengths are all below 2^26. A spec or
+// block that one declines goes to the next slower one that takes it, so every
+// choice gives the same moments.
 enum class Loops { kPortable, kAvx2, kIfma };
 // The fastest loops this processor runs.
 Loops available_loops();

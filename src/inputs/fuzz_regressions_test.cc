@@ -83,6 +83,20 @@ TEST(FuzzRegressionsTest, NpyWithANegativeShape) {
   EXPECT_EQ(parsed.error().message(), "cu.npy: bad shape (-5,)");
 }
 
+// cu_seqlens_fuzzer: a .npy of int64 with the shape (0,) copied zero bytes to
+// an empty vector's data, a null pointer (undefined behaviour).
+TEST(FuzzRegressionsTest, NpyOfNoEntries) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (0,), }";
+  header.resize(118, ' ');
+  header += '\n';
+  const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+  const Result<std::vector<std::int64_t>> parsed = parse_cu_seqlens_file("cu.npy", bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  EXPECT_TRUE(parsed.value().empty());
+  EXPECT_EQ(lengths_from_cu_seqlens(parsed.value()).error().message(),
+            "cu_seqlens: needs at least two offsets (0 and the end of the first document), got 0");
+}
+
 // Every seed of fuzz/corpus/ through the parser its fuzz target starts
 // from, in every build (the sanitizer build of `make test` included): the
 // inputs that once crashed (JSON and list expressions nested 70,000 levels

@@ -97,7 +97,7 @@ Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, 
   std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
   const char* data = bytes.data() + data_start;
   if (width == 8 && is_signed) {
-    std::memcpy(values.data(), data, values.size() * 8);
+    if (!values.empty()) std::memcpy(values.data(), data, values.size() * 8);  // an empty vector's data may be null
     return values;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
