@@ -483,7 +483,8 @@ std::uint64_t pool_size(const MomentSpec& spec, int pool) {
 // 2^32 from a table of eight entries indexed by L mod 8; larger ones mask
 // (and their sums multiply-add the squares).
 constexpr std::uint64_t kMaxTablePool = 8;
-// A lane adds at most kBlockDocuments / 4 table entries (its sets' merged): each half holds its sum.
+// Over a block a lane, both sets' together, adds at most kBlockDocuments / 4
+// table entries: each 32-bit half holds its sum.
 static_assert(kBlockDocuments / 4 * (kMaxTablePool - 1) * (kMaxTablePool - 1) < (std::uint64_t{1} << 32));
 
 template <bool kTable>
