@@ -201,9 +201,9 @@ bool unchanged(const py::object& now, const py::object& then) {
 // `lookup` returns the value or a null object when the name is absent.
 // The drop-in runs every iteration with the same args: when every value is
 // the object of the previous call (or an equal list), the previous model is
-// returned without converting anything; otherwise every name is read again
-// and converted. A lookup may run Python code (a
-// property, __getattr__) and so let another thread run and record its own
+// returned without converting anything; otherwise the names from the first
+// changed value on are read, and every value converted. A lookup may run
+// Python code (a property, __getattr__) and so let another thread run and record its own
 // call: the values are compared with one snapshot of the previous call, taken
 // before the first lookup, never with a mix of two calls.
 //
@@ -229,13 +229,20 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
                   [&](std::size_t i) { return unchanged(lookup(names[i]), previous->values[i]); })) {
     return previous->model;
   }
-  if (previous) {
-    std::size_t i = 0;
-    while (i < names.size() && unchanged(lookup(names[i]), previous->values[i])) ++i;
-    if (i == names.size()) return previous->model;
-  }
+  // The values before the first changed one are the previous call's, lists
+  // as its snapshots of them: they are taken from it, not looked up again.
   std::vector<py::object> values(names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
+  std::vector<std::size_t> lists;  // the names whose values are lists
+  std::size_t same = 0;
+  if (previous) {
+    while (same < names.size() && unchanged(lookup(names[same]), previous->values[same])) ++same;
+    if (same == names.size()) return previous->model;
+    std::copy_n(previous->values.begin(), same, values.begin());
+    for (std::size_t i : previous->lists) {
+      if (i < same) lists.push_back(i);
+    }
+  }
+  for (std::size_t i = same; i < names.size(); ++i) values[i] = lookup(names[i]);
 
   if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
   std::optional<MegatronArgs> args = plain_megatron_args(values);
@@ -252,8 +259,7 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     args = value_or_throw(megatron_args_from_values(converted));
   }
   std::shared_ptr<PyModel> model = from_recent_args(std::move(*args));
-  std::vector<std::size_t> lists;
-  for (std::size_t i = 0; i < values.size(); ++i) {
+  for (std::size_t i = same; i < values.size(); ++i) {
     if (values[i] && PyList_Check(values[i].ptr())) lists.push_back(i);
     values[i] = snapshot(values[i]);
   }

@@ -97,6 +97,21 @@ def test_a_list_changed_in_place_is_counted_afresh():
                                                                 moe_layer_freq=[0, 1, 1, 1]), 8)
 
 
+def test_a_list_before_the_changed_name_is_still_watched():
+    # A new namespace sharing the previous one's list and differing in a later name (moe_ffn_hidden_size
+    # is read after moe_layer_freq): that list must still be checked for changes in place on the next call.
+    moe = dict(num_experts=4, moe_router_topk=2)
+    first = namespace(**moe, moe_layer_freq=[1, 1, 1, 1], moe_ffn_hidden_size=256)
+    num_floating_point_operations(first, 8)
+    second = namespace(**moe, moe_layer_freq=first.moe_layer_freq, moe_ffn_hidden_size=512)
+    all_moe = num_floating_point_operations(second, 8)
+    second.moe_layer_freq[0] = 0
+    one_dense = num_floating_point_operations(second, 8)
+    assert one_dense != all_moe
+    assert one_dense == num_floating_point_operations(
+        namespace(**moe, moe_layer_freq=[0, 1, 1, 1], moe_ffn_hidden_size=512), 8)
+
+
 def test_a_prepared_model_gives_the_same_number():
     args = namespace()
     model = trainflops.Model(args)

@@ -240,40 +240,64 @@ struct FlopsCounter::StatisticValues {
 
 FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
-  // Every term of every part shown, sorted by statistic then component; a
-  // stable sort keeps each sum's order of addition.
+  // Every term of every part shown, taken by statistic then component and,
+  // within one (statistic, component), in the order of the parts: each sum's
+  // order of addition does not depend on how the parts were grouped. A
+  // counting sort over the few (statistic, component) slots gives that order
+  // without comparing terms.
   struct Contribution {
-    Statistic per;
-    Component component;
+    std::size_t slot;  // statistic index * components + component
     Int128 exact;
     double megatron;
   };
-  std::vector<Contribution> contributions;
+  constexpr std::size_t kComponents = kAllComponents.size();
   std::size_t terms = 0;
-  for (const Rows::Part& part : rows_->parts) terms += part.terms.size();
-  contributions.reserve(terms);
+  for (const Rows::Part& part : rows_->parts) {
+    if (part.uses == 0) continue;
+    terms += part.terms.size();
+    for (const Term& term : part.terms) {
+      if (std::find(statistics_.begin(), statistics_.end(), term.per) == statistics_.end()) {
+        statistics_.push_back(term.per);
+      }
+    }
+  }
+  std::sort(statistics_.begin(), statistics_.end());
+  const auto index_of = [&](const Statistic& statistic) {
+    return static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), statistic) -
+                                    statistics_.begin());
+  };
+  std::vector<std::size_t> slot_starts(statistics_.size() * kComponents + 1, 0);
+  std::vector<Contribution> contributions(terms);
+  std::vector<std::size_t> slots;
+  slots.reserve(terms);
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
     for (const Term& term : part.terms) {
-      contributions.push_back({term.per, term.component,
-                               term.forward_flops * term.executions * part.uses,  // sizes are capped: no overflow
-                               estimate_of(term) * static_cast<double>(part.uses)});
+      slots.push_back(index_of(term.per) * kComponents + static_cast<std::size_t>(term.component));
+      ++slot_starts[slots.back() + 1];
     }
   }
-  std::stable_sort(contributions.begin(), contributions.end(), [](const Contribution& a, const Contribution& b) {
-    return a.per < b.per || (!(b.per < a.per) && a.component < b.component);
-  });
-  for (const Contribution& c : contributions) {
-    if (statistics_.empty() || statistics_.back() < c.per) {
-      statistics_.push_back(c.per);
-      exact_coefficients_.push_back(0);
-      megatron_coefficients_.push_back(0);
+  for (std::size_t i = 1; i < slot_starts.size(); ++i) slot_starts[i] += slot_starts[i - 1];
+  std::size_t next = 0;
+  for (const Rows::Part& part : rows_->parts) {
+    if (part.uses == 0) continue;
+    for (const Term& term : part.terms) {
+      const std::size_t slot = slots[next++];
+      contributions[slot_starts[slot]++] = {slot,
+                                            term.forward_flops * term.executions * part.uses,  // sizes are capped
+                                            estimate_of(term) * static_cast<double>(part.uses)};
     }
-    exact_coefficients_.back() += c.exact;
-    megatron_coefficients_.back() += c.megatron;
+  }
+  exact_coefficients_.assign(statistics_.size(), 0);
+  megatron_coefficients_.assign(statistics_.size(), 0);
+  for (const Contribution& c : contributions) {
+    const std::size_t statistic = c.slot / kComponents;
+    const auto component = static_cast<Component>(c.slot % kComponents);
+    exact_coefficients_[statistic] += c.exact;
+    megatron_coefficients_[statistic] += c.megatron;
     ComponentCoefficient* last = component_coefficients_.empty() ? nullptr : &component_coefficients_.back();
-    if (!last || last->statistic != statistics_.size() - 1 || last->component != c.component) {
-      component_coefficients_.push_back({c.component, statistics_.size() - 1, 0, 0});
+    if (!last || last->statistic != statistic || last->component != component) {
+      component_coefficients_.push_back({component, statistic, 0, 0});
       last = &component_coefficients_.back();
     }
     last->exact += c.exact;

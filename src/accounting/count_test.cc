@@ -323,6 +323,10 @@ TEST(CountTest, Errors) {
   bad_groups.layers.set(0, bad_layer);
   Model huge = model;
   huge.hidden_size = std::int64_t{1} << 40;
+  Model bad_mtp = model;
+  Layer bad_mtp_layer = model.layers[0];
+  bad_mtp_layer.channel_mixer = DenseMlp{-5};
+  bad_mtp.mtp_depths = {LayerStack{model.layers[0]}, LayerStack{model.layers[0], bad_mtp_layer}};
   const std::vector<Case> cases = {
       {"aggregates in model mode", model, SequenceAggregates{10, 50}, Mode::kModel,
        "model mode counts every document exactly and needs their lengths (docs, cu_seqlens or a BSHD batch); "
@@ -339,6 +343,8 @@ TEST(CountTest, Errors) {
       {"no layers", no_layers, Bshd{1, 16}, Mode::kModel, "layers: must hold at least one layer"},
       {"groups", bad_groups, Bshd{1, 16}, Mode::kModel,
        "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
+      {"MTP layer", bad_mtp, Bshd{1, 16}, Mode::kModel,
+       "mtp_depths[1][1].channel_mixer.ffn_hidden_size = -5: must be a positive integer"},
       {"size cap", huge, Bshd{1, 16}, Mode::kModel, "hidden_size = 1099511627776: must be at most 2147483647"},
       {"overflow", model, Bshd{INT64_MAX, INT64_MAX}, Mode::kModel,
        "the causal_pairs of the batch does not fit in 128 bits; the workload is too large to count exactly"},

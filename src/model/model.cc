@@ -10,38 +10,44 @@ namespace {
 // four sizes) fits in 128 bits; real models are many orders below this.
 constexpr std::int64_t kMaxSize = std::numeric_limits<std::int32_t>::max();
 
+// Where a value sits ("mixer.indexer.topk"). Every model built is validated
+// and almost none fails, so a path is spelled out only for an error.
 class Checker {
  public:
-  explicit Checker(std::string path) : path_(std::move(path)) {}
+  explicit Checker(std::string_view name, const Checker* parent = nullptr) : name_(name), parent_(parent) {}
 
-  Checker at(const std::string& member) const { return Checker(qualified(member)); }
+  // The checker of a member; it refers to this one, which must outlive it.
+  Checker at(std::string_view member) const { return Checker(member, this); }
 
   Status positive(std::string_view name, std::int64_t value) const {
-    return in_range(name, value, 1, "must be a positive integer");
+    if (value >= 1 && value <= kMaxSize) return Ok{};
+    return out_of_range(name, value, 1, "must be a positive integer");
   }
   Status non_negative(std::string_view name, std::int64_t value) const {
-    return in_range(name, value, 0, "must be a non-negative integer");
+    if (value >= 0 && value <= kMaxSize) return Ok{};
+    return out_of_range(name, value, 0, "must be a non-negative integer");
   }
   Status positive(std::string_view name, const std::optional<std::int64_t>& value) const {
     return value ? positive(name, *value) : Status(Ok{});
   }
-  Error error(std::string_view name, std::int64_t value, const std::string& rule) const {
+  [[gnu::cold]] Error error(std::string_view name, std::int64_t value, const std::string& rule) const {
     return Error(qualified(name) + " = " + std::to_string(value) + ": " + rule);
   }
-  const std::string& path() const { return path_; }
 
  private:
-  Status in_range(std::string_view name, std::int64_t value, std::int64_t low, const char* rule) const {
+  [[gnu::cold, gnu::noinline]] Error out_of_range(std::string_view name, std::int64_t value, std::int64_t low,
+                                                  const char* rule) const {
     if (value < low) return error(name, value, rule);
-    if (value > kMaxSize) return error(name, value, "must be at most " + std::to_string(kMaxSize));
-    return Ok{};
+    return error(name, value, "must be at most " + std::to_string(kMaxSize));
   }
 
   std::string qualified(std::string_view member) const {
-    return path_.empty() ? std::string(member) : path_ + "." + std::string(member);
+    const std::string path = parent_ ? parent_->qualified(name_) : std::string(name_);
+    return path.empty() ? std::string(member) : path + "." + std::string(member);
   }
 
-  std::string path_;
+  std::string_view name_;
+  const Checker* parent_;
 };
 
 Status check(const Checker& c, const GqaAttention& a) {
@@ -136,8 +142,10 @@ Status check(const Checker& c, const Moe& m) {
   return Ok{};
 }
 
-Status check_layers(const std::string& path, const LayerStack& layers) {
-  if (layers.empty()) return Error(path + ": must hold at least one layer");
+// `path()` names the stack ("layers"), called only for an error.
+template <typename Path>
+Status check_layers(const Path& path, const LayerStack& layers) {
+  if (layers.empty()) return Error(path() + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
   const Checker mixer("mixer"), channel_mixer("channel_mixer");
   // Each distinct layer is checked once; an error names its first position.
@@ -147,7 +155,7 @@ Status check_layers(const std::string& path, const LayerStack& layers) {
     if (checked[index]) continue;
     checked[index] = true;
     const Layer& l = layers.distinct()[index];
-    const auto where = [&] { return path + "[" + std::to_string(run.start) + "]"; };
+    const auto where = [&] { return path() + "[" + std::to_string(run.start) + "]"; };
     if (!l.mixer && !l.channel_mixer) return Error(where() + ": has neither a mixer nor a channel mixer");
     Status status = Ok{};
     if (l.mixer) status = std::visit([&](const auto& m) { return check(mixer, m); }, *l.mixer);
@@ -227,9 +235,10 @@ Status validate(const Model& model) {
   std::int64_t mtp_layers = 0;
   for (const auto& depth : model.mtp_depths) mtp_layers += static_cast<std::int64_t>(depth.size());
   TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("the layers of mtp_depths", mtp_layers));
-  TRAINFLOPS_RETURN_IF_ERROR(check_layers("layers", model.layers));
+  TRAINFLOPS_RETURN_IF_ERROR(check_layers([] { return std::string("layers"); }, model.layers));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
-    TRAINFLOPS_RETURN_IF_ERROR(check_layers("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
+    TRAINFLOPS_RETURN_IF_ERROR(
+        check_layers([d] { return "mtp_depths[" + std::to_string(d) + "]"; }, model.mtp_depths[d]));
   }
   std::int64_t staged = 0;
   for (std::size_t i = 0; i < model.pipeline_stage_layers.size(); ++i) {
