@@ -103,7 +103,8 @@ Terms layer_terms(const Layer& layer, std::int64_t hidden_size, Convention conve
 }
 
 double estimate_of(const Term& term) {
-  return to_double(term.forward_flops) * term.executions / to_double(term.divisor);
+  const double estimate = to_double(term.forward_flops) * term.executions;
+  return term.divisor == 1 ? estimate : estimate / to_double(term.divisor);  // x / 1.0 is x: no division to wait on
 }
 
 // Sum of `length`'s per-document count over a workload's documents.
