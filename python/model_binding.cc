@@ -203,9 +203,9 @@ bool unchanged(const py::object& now, const py::object& then) {
 // the object of the previous call (or an equal list), the previous model is
 // returned without converting anything; otherwise the names from the first
 // changed value on are read, and every value converted. A lookup may run
-// Python code (a property, __getattr__) and so let another thread run and record its own
-// call: the values are compared with one snapshot of the previous call, taken
-// before the first lookup, never with a mix of two calls.
+// Python code (a property, __getattr__) and so let another thread run and
+// record its own call: the values are compared with one snapshot of the
+// previous call, taken before the first lookup, never with a mix of two calls.
 //
 // `dict`, when the values come from one: CPython before 3.12 versions every
 // dict (PEP 509), and the same dict at the same version holds the same

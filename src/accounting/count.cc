@@ -241,11 +241,10 @@ struct FlopsCounter::StatisticValues {
 
 FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
-  // Every term of every part shown, taken by statistic then component and,
-  // within one (statistic, component), in the order of the parts: each sum's
-  // order of addition does not depend on how the parts were grouped. A
-  // counting sort over the few (statistic, component) slots gives that order
-  // without comparing terms.
+  // Every term of every part shown, by statistic then component and, within
+  // one (statistic, component), in the order of the parts: each sum adds its
+  // terms in one fixed order. A counting sort over the few (statistic,
+  // component) slots puts them in that order without comparing terms.
   struct Contribution {
     std::size_t slot;  // statistic index * components + component
     Int128 exact;
