@@ -231,12 +231,14 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   }
   // The values before the first changed one are the previous call's, lists
   // as its snapshots of them: they are taken from it, not looked up again.
-  std::vector<py::object> values(names.size());
-  std::vector<std::size_t> lists;  // the names whose values are lists
   std::size_t same = 0;
   if (previous) {
     while (same < names.size() && unchanged(lookup(names[same]), previous->values[same])) ++same;
     if (same == names.size()) return previous->model;
+  }
+  std::vector<py::object> values(names.size());
+  std::vector<std::size_t> lists;  // the names whose values are lists
+  if (previous) {
     std::copy_n(previous->values.begin(), same, values.begin());
     for (std::size_t i : previous->lists) {
       if (i < same) lists.push_back(i);
