@@ -123,6 +123,10 @@ Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size);
 // Dispatches on the variant.
 Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention);
 Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size, Convention convention);
+// The terms of a layer, its mixer's then its channel mixer's, appended to
+// `terms`: a counter collects every layer's terms in one list this way
+// instead of allocating a list per layer and per part of it.
+void append_layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention, Terms& terms);
 
 }  // namespace trainflops
 

@@ -16,10 +16,11 @@ namespace trainflops {
 constexpr int kDocumentSumBits = 126;
 
 struct FlopsCounter::Rows {
-  // The terms of a distinct layer, an MTP projection or the logits, built once.
+  // A distinct layer, an MTP projection or the logits: its terms, built once.
   struct Part {
-    std::string kind;  // layer_kind(), or "projection" / "logits"
-    Terms terms;
+    std::string kind;       // layer_kind(), or "projection" / "logits"
+    std::size_t first = 0;  // its terms: terms[first, first + count)
+    std::size_t count = 0;
     std::int64_t uses = 0;  // the rows that show it
   };
   // Consecutive report rows of one part: "decoder.4" to "decoder.78", or one
@@ -33,6 +34,9 @@ struct FlopsCounter::Rows {
   std::vector<Part> parts;
   std::vector<Run> runs;
   std::vector<std::string> prefixes;
+  Terms terms;  // every part's, one list
+
+  std::span<const Term> terms_of(const Part& part) const { return {terms.data() + part.first, part.count}; }
 
   // The name of the `i`th row of `run`.
   std::string name(const Run& run, std::int64_t i) const {
@@ -57,16 +61,18 @@ struct FlopsCounter::Rows {
     return summary;
   }
 
-  void add(std::string name, std::string kind, Terms terms) {
+  // A part shown in one row of its own, its terms `copies` times `part_terms`.
+  void add(std::string name, std::string kind, const Terms& part_terms, std::size_t copies = 1) {
     prefixes.push_back(std::move(name));
-    parts.push_back({std::move(kind), std::move(terms), 1});
+    parts.push_back({std::move(kind), terms.size(), copies * part_terms.size(), 1});
+    for (std::size_t i = 0; i < copies; ++i) terms.insert(terms.end(), part_terms.begin(), part_terms.end());
     runs.push_back({parts.size() - 1, prefixes.size() - 1, 0, 1});
   }
 };
 namespace {
 
 // Recomputation adds one forward to the terms it re-executes.
-void add_recomputed_forwards(Terms& terms, Recompute recompute) {
+void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
   for (Term& term : terms) {
     const bool core = term.component == Component::kCoreAttention || term.component == Component::kDsaCoreAttention;
     if (term.forward && (recompute == Recompute::kFull || (recompute == Recompute::kSelective && core))) {
@@ -90,16 +96,6 @@ Status check_router_widths(const std::string& path, const LayerStack& layers) {
 
 Error overflow_error(const std::string& what) {
   return Error(ErrorCode::kOverflow, what + " does not fit in 128 bits; the workload is too large to count exactly");
-}
-
-Terms layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention) {
-  Terms terms;
-  if (layer.mixer) terms = mixer_terms(*layer.mixer, hidden_size, convention);
-  if (layer.channel_mixer) {
-    Terms channel = channel_mixer_terms(*layer.channel_mixer, hidden_size, convention);
-    terms.insert(terms.end(), channel.begin(), channel.end());
-  }
-  return terms;
 }
 
 double estimate_of(const Term& term) {
@@ -252,10 +248,12 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
   };
   constexpr std::size_t kComponents = kAllComponents.size();
   std::size_t terms = 0;
+  for (const Rows::Part& part : rows_->parts) terms += part.uses == 0 ? 0 : part.count;
+  statistics_.reserve(terms);
+  component_coefficients_.reserve(terms);
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
-    terms += part.terms.size();
-    for (const Term& term : part.terms) {
+    for (const Term& term : rows_->terms_of(part)) {
       if (std::find(statistics_.begin(), statistics_.end(), term.per) == statistics_.end()) {
         statistics_.push_back(term.per);
       }
@@ -272,7 +270,7 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
   slots.reserve(terms);
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
-    for (const Term& term : part.terms) {
+    for (const Term& term : rows_->terms_of(part)) {
       slots.push_back(index_of(term.per) * kComponents + static_cast<std::size_t>(term.component));
       ++slot_starts[slots.back() + 1];
     }
@@ -281,7 +279,7 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
   std::size_t next = 0;
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
-    for (const Term& term : part.terms) {
+    for (const Term& term : rows_->terms_of(part)) {
       const std::size_t slot = slots[next++];
       contributions[slot_starts[slot]++] = {slot,
                                             term.forward_flops * term.executions * part.uses,  // sizes are capped
@@ -338,13 +336,17 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   }
   rows->runs.reserve(runs);
   rows->parts.reserve(parts);
+  constexpr std::size_t kUsualTermsPerPart = 8;  // room enough for most parts, not a limit
+  rows->terms.reserve(kUsualTermsPerPart * parts);
   const auto add_stack = [&](const LayerStack& stack, std::string prefix) {
     const std::size_t first_part = rows->parts.size();
     rows->prefixes.push_back(std::move(prefix));
     for (const Layer& layer : stack.distinct()) {
-      Terms terms = layer_terms(layer, h, convention);
-      add_recomputed_forwards(terms, recompute);
-      rows->parts.push_back({layer_kind(layer), std::move(terms), 0});
+      const std::size_t first = rows->terms.size();
+      append_layer_terms(layer, h, convention, rows->terms);
+      const std::size_t count = rows->terms.size() - first;
+      add_recomputed_forwards(std::span(rows->terms).subspan(first, count), recompute);
+      rows->parts.push_back({layer_kind(layer), first, count, 0});
     }
     for (const LayerStack::Run& run : stack.runs()) {
       rows->parts[first_part + run.layer].uses += run.count;
@@ -363,12 +365,7 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
       rows->add(depth + ".projection", "projection", mtp_projection_terms(h, convention));
     add_stack(model.mtp_depths[d], depth);
   }
-  Terms logits;
-  for (std::size_t head = 0; head <= model.mtp_depths.size(); ++head) {
-    Terms one_head = logits_terms(h, model.vocab_size);
-    logits.insert(logits.end(), one_head.begin(), one_head.end());
-  }
-  rows->add("logits", "logits", std::move(logits));
+  rows->add("logits", "logits", logits_terms(h, model.vocab_size), model.mtp_depths.size() + 1);  // every head
   FlopsCounter counter(mode, recompute, std::move(rows));
   counter.megatron_seq_length_ = model.megatron_seq_length;
   return counter;
@@ -541,7 +538,7 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
   const Rows::Run& run = rows_->runs[run_index];
   const Rows::Part& part = rows_->parts[run.part];
   ComponentSums sums;
-  for (const Term& term : part.terms) {
+  for (const Term& term : rows_->terms_of(part)) {
     const auto index = static_cast<std::size_t>(std::lower_bound(statistics_.begin(), statistics_.end(), term.per) -
                                                 statistics_.begin());
     std::optional<Int128> exact_value;
