@@ -42,6 +42,32 @@ def layer_counts(pattern):
     assert function(argparse.Namespace(pattern="--E", hidden_size=3), 5) == 2 * 5 * (2 * 3 + 1 * 10)
 
 
+def test_an_import_inside_the_function(tmp_path):
+    # The import runs once, when the function is read: the package's
+    # __init__ (which would import torch) is never imported.
+    write(tmp_path, "megatron/__init__.py", "import torch\n")
+    write(tmp_path, "megatron/training/training.py", '''
+def num_floating_point_operations(args, batch_size):
+    if args.pattern:
+        from operator import itemgetter
+        from megatron.core.counts import layer_counts as counts, Symbols
+        return batch_size * itemgetter("moe")(counts(args.pattern)) * Symbols.MOE_WEIGHT
+    return 0
+''')
+    write(tmp_path, "megatron/core/counts.py", '''
+import torch
+class Symbols:
+    MOE_WEIGHT = 10
+
+def layer_counts(pattern):
+    return {"moe": pattern.count("E")}
+''')
+    function, read, _ = megatron_baseline.load(str(tmp_path))
+    assert read == ["pattern"]
+    assert function(argparse.Namespace(pattern="-EE"), 3) == 3 * 2 * 10
+    assert "megatron" not in sys.modules
+
+
 def test_a_checkout_without_the_function(tmp_path):
     write(tmp_path, "megatron/training/training.py", "def other():\n    return 1\n")
     try:
