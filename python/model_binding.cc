@@ -58,11 +58,28 @@ std::shared_ptr<PyModel> from_recent_args(MegatronArgs args) {
 // Plain Python values (exact ints, floats, bools, strs and lists of them) read
 // straight into an argument, as the JSON path would read them; false for
 // anything else, which the JSON path then reads and names in its error.
-bool read_plain(PyObject* value, std::optional<std::int64_t>& out) {
+bool read_plain_value(PyObject* value, std::int64_t& out) {
   if (!PyLong_CheckExact(value)) return false;
   int overflow = 0;
-  const long long integer = PyLong_AsLongLongAndOverflow(value, &overflow);
-  if (overflow) return false;
+  out = PyLong_AsLongLongAndOverflow(value, &overflow);
+  return !overflow;
+}
+
+bool read_plain_value(PyObject* value, std::string& out) {
+  if (!PyUnicode_CheckExact(value)) return false;
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+  if (!text) {
+    PyErr_Clear();
+    return false;
+  }
+  out.assign(text, static_cast<std::size_t>(size));
+  return true;
+}
+
+bool read_plain(PyObject* value, std::optional<std::int64_t>& out) {
+  std::int64_t integer = 0;
+  if (!read_plain_value(value, integer)) return false;
   out = integer;
   return true;
 }
@@ -85,14 +102,9 @@ bool read_plain(PyObject* value, std::optional<bool>& out) {
 }
 
 bool read_plain(PyObject* value, std::optional<std::string>& out) {
-  if (!PyUnicode_CheckExact(value)) return false;
-  Py_ssize_t size = 0;
-  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
-  if (!text) {
-    PyErr_Clear();
-    return false;
-  }
-  out.emplace(text, static_cast<std::size_t>(size));
+  std::string text;
+  if (!read_plain_value(value, text)) return false;
+  out = std::move(text);
   return true;
 }
 
@@ -101,11 +113,9 @@ template <typename Item>
 bool read_plain_items(PyObject* value, std::vector<Item>& out) {
   if (!PyList_CheckExact(value) && !PyTuple_CheckExact(value)) return false;
   const Py_ssize_t size = PySequence_Fast_GET_SIZE(value);
-  out.reserve(static_cast<std::size_t>(size));
+  out.resize(static_cast<std::size_t>(size));
   for (Py_ssize_t i = 0; i < size; ++i) {
-    std::optional<Item> item;
-    if (!read_plain(PySequence_Fast_GET_ITEM(value, i), item)) return false;
-    out.push_back(std::move(*item));
+    if (!read_plain_value(PySequence_Fast_GET_ITEM(value, i), out[static_cast<std::size_t>(i)])) return false;
   }
   return true;
 }

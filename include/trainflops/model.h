@@ -252,6 +252,7 @@ class LayerStack {
   const Layer& front() const { return distinct_[runs_.front().layer]; }
   const Layer& back() const { return distinct_[runs_.back().layer]; }
 
+  // The distinct layers, in the order of their first positions.
   const std::vector<Layer>& distinct() const { return distinct_; }
   const std::vector<Run>& runs() const { return runs_; }
 

@@ -79,6 +79,20 @@ TEST(LayerStackTest, SetChangesOnePositionEditEachEveryOne) {
   EXPECT_EQ(widths(stack), (std::vector<std::int64_t>{16, 16, 32, 16, 16}));
 }
 
+// Validation checks each distinct layer at its first run, which relies on
+// distinct() following the first positions, whatever built the stack.
+TEST(LayerStackTest, DistinctLayersFollowTheirFirstPositions) {
+  LayerStack stack({mlp(8), mlp(16), mlp(8), mlp(32)});
+  stack.set(0, mlp(64));
+  stack.append_again(1);
+  stack.append(mlp(16));
+  std::vector<std::int64_t> distinct;
+  for (const Layer& layer : stack.distinct())
+    distinct.push_back(std::get<DenseMlp>(*layer.channel_mixer).ffn_hidden_size);
+  EXPECT_EQ(distinct, (std::vector<std::int64_t>{64, 16, 8, 32}));
+  EXPECT_EQ(widths(stack), (std::vector<std::int64_t>{64, 16, 8, 32, 16, 16}));
+}
+
 // A config's `repeat` is one run: the model holds one layer whatever the
 // count, and counts as that many layers (2 FLOPs per FMA, x3 for training).
 TEST(LayerStackTest, RepeatIsOneRunOfOneLayer) {

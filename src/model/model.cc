@@ -148,12 +148,13 @@ Status check_layers(const Path& path, const LayerStack& layers) {
   if (layers.empty()) return Error(path() + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
   const Checker mixer("mixer"), channel_mixer("channel_mixer");
-  // Each distinct layer is checked once; an error names its first position.
-  std::vector<bool> checked(layers.distinct().size(), false);
+  // Each distinct layer is checked once, at its first run (an error names
+  // that position): distinct() holds them in the order of their first runs.
+  std::size_t checked = 0;
   for (const LayerStack::Run& run : layers.runs()) {
     const std::size_t index = run.layer;
-    if (checked[index]) continue;
-    checked[index] = true;
+    if (index < checked) continue;
+    checked = index + 1;
     const Layer& l = layers.distinct()[index];
     const auto where = [&] { return path() + "[" + std::to_string(run.start) + "]"; };
     if (!l.mixer && !l.channel_mixer) return Error(where() + ": has neither a mixer nor a channel mixer");
