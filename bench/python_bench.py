@@ -8,7 +8,10 @@
   on every call (nothing cached), beside Megatron-LM's own function timed on
   the same namespaces: its source is read from the checkout that the
   MEGATRON_LM environment variable names (bench/megatron_baseline.py);
-  without it, that baseline is reported as not measured;
+  without it, that baseline is reported as not measured. The same with a new
+  namespace on every call for a hybrid model (Nemotron-3-Nano's preset:
+  Mamba, attention and MoE layers), which Megatron-LM counts in its hybrid
+  branch, with the same result;
 - `trainflops batch` (the command line that TRAINFLOPS_CLI names) over 10,000
   records of distinct models, whole process, beside a Python process that
   parses the same lines and calls Megatron-LM's function on each;
@@ -24,6 +27,7 @@ Usage: PYTHONPATH=build-release/python /usr/bin/python3 bench/python_bench.py
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -176,59 +180,87 @@ def count_rows(args, cu64):
     return rows
 
 
-def main():
-    with open(os.path.join(HERE, "data", "glm-5.args.json")) as f:
-        args = json.load(f)
+# The drop-in's workload: aggregates of a 1024-sequence batch.
+TOKENS = 4194304
+SQUARES = TOKENS * 6000
+
+
+def distinct_namespaces(args, read=None):
+    """64 namespaces of distinct models (expert widths), to be taken in turn:
+    no call finds its model among the few the drop-in keeps. With `read`, as
+    Megatron-LM's args: every name its function reads, None when unset."""
+    unset = dict.fromkeys(read or ())
+    return [argparse.Namespace(**{**unset, **args, "moe_ffn_hidden_size": args["moe_ffn_hidden_size"] + 8 * i})
+            for i in range(64)]
+
+
+def seconds_per_call_in_turn(function, namespaces, number):
+    calls = iter(range(1 << 62))
+    return seconds_per_call(lambda: function(namespaces[next(calls) % len(namespaces)], 1024, SQUARES, TOKENS), number)
+
+
+def drop_in_rows(args, megatron):
+    """The drop-in on GLM-5 (prepared, same namespace, a new model per call)
+    and a new hybrid model per call, each beside Megatron-LM's function on
+    the same namespaces; `megatron` is (function, names read, source) or None."""
     namespace = argparse.Namespace(**args)
     model = trainflops.Model(namespace)
-    tokens = 4194304
-    squares = tokens * 6000
-    rows = []
+    fresh = distinct_namespaces(args)
 
     def call_prepared():
-        return num_floating_point_operations(model, 1024, squares, tokens)
+        return num_floating_point_operations(model, 1024, SQUARES, TOKENS)
 
     def call_namespace():
-        return num_floating_point_operations(namespace, 1024, squares, tokens)
+        return num_floating_point_operations(namespace, 1024, SQUARES, TOKENS)
 
-    # 64 namespaces of distinct models (expert widths), taken in turn: no call
-    # finds its model among the few the drop-in keeps.
-    distinct = [dict(args, moe_ffn_hidden_size=args["moe_ffn_hidden_size"] + 8 * i) for i in range(64)]
-    fresh = [argparse.Namespace(**values) for values in distinct]
-    fresh_calls = iter(range(1 << 62))
-
-    def call_fresh():
-        return num_floating_point_operations(fresh[next(fresh_calls) % 64], 1024, squares, tokens)
-
-    assert call_prepared() == call_namespace() == num_floating_point_operations(fresh[0], 1024, squares, tokens)
+    assert call_prepared() == call_namespace() == num_floating_point_operations(fresh[0], 1024, SQUARES, TOKENS)
     prepared = seconds_per_call(call_prepared, 20000)
     from_args = seconds_per_call(call_namespace, 2000)
-    from_fresh = seconds_per_call(call_fresh, 500)
-    checkout = os.environ.get("MEGATRON_LM")
-    baseline = None
-    if checkout:
-        megatron_function, read, source = megatron_baseline.load(checkout)
-        # Megatron-LM's args hold every argument (None when unset).
-        megatron_fresh = [argparse.Namespace(**{**dict.fromkeys(read), **values}) for values in distinct]
-        megatron_calls = iter(range(1 << 62))
+    from_fresh = seconds_per_call_in_turn(num_floating_point_operations, fresh, 500)
+    with open(os.path.join(HERE, "..", "presets", "nemotron-3-nano-30b-a3b.json")) as f:
+        # Megatron-LM's argument parser sets ffn_hidden_size to 4 h when it is
+        # unset, and its hybrid branch reads it even without dense MLP layers.
+        hybrid = dict(json.load(f)["args"])
+    hybrid["ffn_hidden_size"] = 4 * hybrid["hidden_size"]
+    hybrid_fresh = distinct_namespaces(hybrid)
+    hybrid_ours = seconds_per_call_in_turn(num_floating_point_operations, hybrid_fresh, 500)
 
-        def call_megatron():
-            return megatron_function(megatron_fresh[next(megatron_calls) % 64], 1024, squares, tokens)
-
-        baseline = seconds_per_call(call_megatron, 2000)
+    rows = []
+    baseline = hybrid_baseline = None
+    if megatron:
+        function, read, source = megatron
+        baseline = seconds_per_call_in_turn(function, distinct_namespaces(args, read), 2000)
         rows.append(("Megatron-LM's function, same args (no DSA on main)", "%.2f us" % (baseline * 1e6), source, ""))
+        hybrid_megatron = distinct_namespaces(hybrid, read)
+        theirs = function(hybrid_megatron[0], 1024, SQUARES, TOKENS)
+        ours = num_floating_point_operations(hybrid_fresh[0], 1024, SQUARES, TOKENS)
+        assert math.isclose(theirs, ours, rel_tol=1e-12), (theirs, ours)
+        hybrid_baseline = seconds_per_call_in_turn(function, hybrid_megatron, 2000)
+        rows.append(("Megatron-LM's function, Nemotron-3-Nano (hybrid)", "%.2f us" % (hybrid_baseline * 1e6),
+                     "same FLOPs as the drop-in's", ""))
     else:
         rows.append(("Megatron-LM's function", "not measured", "set MEGATRON_LM to a Megatron-LM checkout", ""))
 
-    def against_megatron(seconds):
-        return "not measured" if baseline is None else "%.2fx Megatron-LM's time" % (seconds / baseline)
+    def against(seconds, megatron_seconds):
+        return "not measured" if megatron_seconds is None else "%.2fx Megatron-LM's time" % (seconds / megatron_seconds)
 
     rows.append(("drop-in per call, GLM-5 (DSA), prepared Model", "%.2f us" % (prepared * 1e6),
-                 against_megatron(prepared), "<= 0.6 us"))
+                 against(prepared, baseline), "<= 0.6 us"))
     rows.append(("drop-in per call, GLM-5 (DSA), same args namespace", "%.2f us" % (from_args * 1e6),
-                 against_megatron(from_args), "<= 0.6 us"))
+                 against(from_args, baseline), "<= 0.6 us"))
     rows.append(("drop-in per call, GLM-5 (DSA), a new model each call", "%.2f us" % (from_fresh * 1e6),
-                 against_megatron(from_fresh), "<= 1x Megatron-LM"))
+                 against(from_fresh, baseline), "<= 1x Megatron-LM"))
+    rows.append(("drop-in per call, Nemotron-3-Nano, a new model each call", "%.2f us" % (hybrid_ours * 1e6),
+                 against(hybrid_ours, hybrid_baseline), "<= 1x Megatron-LM"))
+    return rows
+
+
+def main():
+    with open(os.path.join(HERE, "data", "glm-5.args.json")) as f:
+        args = json.load(f)
+    checkout = os.environ.get("MEGATRON_LM")
+    megatron = megatron_baseline.load(checkout) if checkout else None
+    rows = drop_in_rows(args, megatron)
 
     rows.extend(batch_rows(args, checkout))
     rows.extend(sweep_rows(checkout))
@@ -273,9 +305,9 @@ def main():
                          "%.2fx numpy's sum(L), sum(L^2)" % (ours / numpy_rate), "> numpy"))
     rows.extend(count_rows(args, cu64))
     print("\nFigures through the Python module (README, Performance)")
-    print("%-52s %-14s %-58s %s" % ("figure", "measured", "ratio (same run)", "target"))
+    print("%-58s %-14s %-58s %s" % ("figure", "measured", "ratio (same run)", "target"))
     for row in rows:
-        print("%-52s %-14s %-58s %s" % row)
+        print("%-58s %-14s %-58s %s" % row)
 
 
 if __name__ == "__main__":
