@@ -305,7 +305,7 @@ inline constexpr std::int64_t kMaxLayers = 100000;
 
 // "num_layers = 20000000: must be at most 100000 (kMaxLayers: ...)"; Ok when
 // `count` is within the limit.
-Status check_layer_count(const std::string& field, std::int64_t count);
+Status check_layer_count(std::string_view field, std::int64_t count);
 
 struct Model {
   std::string name;  // optional, for reports

@@ -222,9 +222,9 @@ Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode) {
   return Ok{};
 }
 
-Status check_layer_count(const std::string& field, std::int64_t count) {
+Status check_layer_count(std::string_view field, std::int64_t count) {
   if (count <= kMaxLayers) return Ok{};
-  return Error(field + " = " + std::to_string(count) + ": must be at most " + std::to_string(kMaxLayers) +
+  return Error(std::string(field) + " = " + std::to_string(count) + ": must be at most " + std::to_string(kMaxLayers) +
                " (trainflops describes every layer; published models have a few hundred)");
 }
 
