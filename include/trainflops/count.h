@@ -158,9 +158,11 @@ class FlopsCounter {
   Mode mode_;
   Recompute recompute_;
   std::optional<std::int64_t> megatron_seq_length_;
-  std::shared_ptr<const Rows> rows_;        // immutable, shared by copies
-  std::vector<Statistic> statistics_;       // distinct, sorted
-  std::vector<Int128> exact_coefficients_;  // per statistic: sum of flops * executions
+  std::shared_ptr<const Rows> rows_;   // immutable, shared by copies
+  std::vector<Statistic> statistics_;  // distinct, sorted
+  // Per statistic: the sum of flops * executions in the exact modes, of the
+  // terms' estimates in megatron mode; the other mode's are zeros.
+  std::vector<Int128> exact_coefficients_;
   std::vector<double> megatron_coefficients_;
   // Per component and statistic, the same coefficients (components()).
   struct ComponentCoefficient {

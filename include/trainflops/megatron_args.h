@@ -84,7 +84,9 @@ struct MegatronArgs {
   TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_DECLARE_ARG)
 #undef TRAINFLOPS_DECLARE_ARG
 
-  bool operator==(const MegatronArgs&) const = default;
+  // Every argument equal. The scalars are compared first: argument sets of
+  // one model family usually share their per-layer lists, which are long.
+  bool operator==(const MegatronArgs& other) const;
 };
 
 // Calls visit(name, member) for every argument, in declaration order.

@@ -276,14 +276,16 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
     }
   }
   for (std::size_t i = 1; i < slot_starts.size(); ++i) slot_starts[i] += slot_starts[i - 1];
+  // Each mode sums one kind: the exact modes integers, megatron mode estimates.
+  const bool exact = mode != Mode::kMegatron;
   std::size_t next = 0;
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
     for (const Term& term : rows_->terms_of(part)) {
       const std::size_t slot = slots[next++];
-      contributions[slot_starts[slot]++] = {slot,
-                                            term.forward_flops * term.executions * part.uses,  // sizes are capped
-                                            estimate_of(term) * static_cast<double>(part.uses)};
+      contributions[slot_starts[slot]++] = {
+          slot, exact ? term.forward_flops * term.executions * part.uses : 0,  // sizes are capped
+          exact ? 0 : estimate_of(term) * static_cast<double>(part.uses)};
     }
   }
   exact_coefficients_.assign(statistics_.size(), 0);
@@ -301,7 +303,7 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
     last->exact += c.exact;
     last->megatron += c.megatron;
   }
-  if (mode != Mode::kMegatron) document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
+  if (exact) document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
 }
 
 Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompute recompute) {

@@ -731,6 +731,30 @@ Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text) 
   return megatron_args_from_json(object.value());
 }
 
+namespace {
+
+// Lists, compared after the scalars.
+template <typename T>
+constexpr bool kIsList = false;
+template <typename T>
+constexpr bool kIsList<std::vector<T>> = true;
+template <>
+constexpr bool kIsList<LayerFrequency> = true;
+
+}  // namespace
+
+bool MegatronArgs::operator==(const MegatronArgs& other) const {
+#define TRAINFLOPS_SAME_SCALAR(type, name) \
+  if (!kIsList<type> && name != other.name) return false;
+  TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_SAME_SCALAR)
+#undef TRAINFLOPS_SAME_SCALAR
+#define TRAINFLOPS_SAME_LIST(type, name) \
+  if (kIsList<type> && name != other.name) return false;
+  TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_SAME_LIST)
+#undef TRAINFLOPS_SAME_LIST
+  return true;
+}
+
 Result<Model> model_from_megatron_args(const MegatronArgs& a) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));

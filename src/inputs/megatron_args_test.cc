@@ -142,6 +142,30 @@ TEST(MegatronArgsTest, StandardPathLayers) {
   }
 }
 
+TEST(MegatronArgsTest, EqualWhenEveryArgumentIsScalarsAndListsAlike) {
+  MegatronArgs base;
+  base.hidden_size = 256;
+  base.moe_layer_freq = std::vector<std::int64_t>{0, 1, 1};
+  base.spec = std::vector<std::string>{"stack"};
+  base.experimental_attention_variant = "dsa";
+  const std::vector<std::pair<std::string, void (*)(MegatronArgs&)>> changes = {
+      {"a scalar", [](MegatronArgs& a) { a.hidden_size = 512; }},
+      {"a scalar set", [](MegatronArgs& a) { a.seq_length = 4096; }},
+      {"a string", [](MegatronArgs& a) { a.experimental_attention_variant = "gdn"; }},
+      {"a frequency's entry", [](MegatronArgs& a) { std::get<1>(*a.moe_layer_freq)[0] = 1; }},
+      {"a frequency's form", [](MegatronArgs& a) { a.moe_layer_freq = std::int64_t{1}; }},
+      {"a list unset", [](MegatronArgs& a) { a.spec.reset(); }},
+  };
+  EXPECT_TRUE(base == MegatronArgs(base));
+  for (const auto& [name, change] : changes) {
+    SCOPED_TRACE(name);
+    MegatronArgs changed = base;
+    change(changed);
+    EXPECT_FALSE(changed == base);
+    EXPECT_FALSE(base == changed);
+  }
+}
+
 TEST(MegatronArgsTest, UnknownKeysAreIgnoredAndListed) {
   const Result<ParsedMegatronArgs> parsed =
       parse_megatron_args_json(R"({"hidden_size": 8, "lr": 0.0003, "micro_batch_size": null})");
