@@ -220,7 +220,7 @@ def drop_in_rows(args, megatron):
     with open(os.path.join(HERE, "..", "presets", "nemotron-3-nano-30b-a3b.json")) as f:
         # Megatron-LM's argument parser sets ffn_hidden_size to 4 h when it is
         # unset, and its hybrid branch reads it even without dense MLP layers.
-        hybrid = dict(json.load(f)["args"])
+        hybrid = json.load(f)["args"]
     hybrid["ffn_hidden_size"] = 4 * hybrid["hidden_size"]
     hybrid_fresh = distinct_namespaces(hybrid)
     hybrid_ours = seconds_per_call_in_turn(num_floating_point_operations, hybrid_fresh, 500)

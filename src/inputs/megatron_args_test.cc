@@ -142,7 +142,7 @@ TEST(MegatronArgsTest, StandardPathLayers) {
   }
 }
 
-TEST(MegatronArgsTest, EqualWhenEveryArgumentIsScalarsAndListsAlike) {
+TEST(MegatronArgsTest, EqualityComparesScalarsStringsAndLists) {
   MegatronArgs base;
   base.hidden_size = 256;
   base.moe_layer_freq = std::vector<std::int64_t>{0, 1, 1};
