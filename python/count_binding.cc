@@ -89,7 +89,7 @@ double megatron_flops(py::handle args, py::handle batch_size, py::handle seqlen_
           seqlen_squared_sum.is_none() ? bshd_sum(2) : int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
     }
   }
-  return value_or_throw(model->counter(Mode::kMegatron).total(workload)).value;
+  return model->megatron_total(workload);
 }
 
 py::dict breakdown(const std::vector<ComponentFlops>& components) {

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "base/json_text.h"
 #include "convert.h"
@@ -344,6 +345,13 @@ const FlopsCounter& PyModel::counter(Mode mode) const {
     found = counters.emplace(mode, value_or_throw(FlopsCounter::create(model, mode))).first;
   }
   return found->second;
+}
+
+double PyModel::megatron_total(const Workload& workload) const {
+  if (counters.contains(Mode::kMegatron) || std::exchange(counted_in_megatron_mode, true)) {
+    return value_or_throw(counter(Mode::kMegatron).total(workload)).value;
+  }
+  return value_or_throw(trainflops::megatron_total(model, workload)).value;
 }
 
 std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {

@@ -24,9 +24,14 @@ struct PyModel {
   std::vector<std::string> ignored;                           // inputs that do not change FLOPs
   std::vector<std::string> assumed;                           // values a Hugging Face config leaves out, filled in
   mutable std::map<Mode, FlopsCounter> counters;
+  mutable bool counted_in_megatron_mode = false;
 
   // The counter for `mode`, created on first use.
   const FlopsCounter& counter(Mode mode) const;
+  // The megatron-mode total: the model's first without a counter (arguments
+  // not seen before are often counted once, and preparing a counter costs
+  // several counts), the later ones from the counter that the second prepares.
+  double megatron_total(const Workload& workload) const;
 };
 
 // A model from any of the forms the module accepts:

@@ -176,6 +176,12 @@ class FlopsCounter {
   std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };
 
+// Megatron mode's total of one workload without preparing a counter: what a
+// model counted once wants, as preparing one costs several counts. Equal, bit
+// for bit, to FlopsCounter::create(model, Mode::kMegatron) then total(workload),
+// errors included.
+Result<Flops> megatron_total(const Model& model, const Workload& workload);
+
 // Sets report.parameters from `model` (the model the report counts) when its
 // parameters can be counted; leaves it unset otherwise.
 void add_parameter_summary(const Model& model, Report& report);

@@ -118,6 +118,23 @@ def test_a_prepared_model_gives_the_same_number():
     assert num_floating_point_operations(model, 8, 12345, 678) == num_floating_point_operations(args, 8, 12345, 678)
 
 
+def test_the_first_count_of_new_arguments_is_the_later_ones():
+    # New arguments are counted once without preparing a counter, and again with the counter their second call
+    # prepares: the same number, bit for bit, with widths whose products pass 2^53 (where the order in which the
+    # terms are added shows in some of the sums) on layers of several kinds.
+    for step in range(16):
+        wide = dict(hidden_size=1_000_000_007 + 2 * step, ffn_hidden_size=999_999_937, kv_channels=977,
+                    num_experts=4, moe_router_topk=2, moe_ffn_hidden_size=123_456_791, moe_layer_freq=[0, 1, 0, 1],
+                    mtp_num_layers=1)
+        counts = [num_floating_point_operations(namespace(**wide), 8, 12345, 678)]
+        args = namespace(**wide)
+        counts += [num_floating_point_operations(args, 8, 12345, 678) for _ in range(3)]
+        model = trainflops.Model(args)
+        counts += [num_floating_point_operations(model, 8, 12345, 678) for _ in range(2)]
+        counts.append(trainflops.count(args, total_real_tokens=678, seqlen_squared_sum=12345, mode="megatron").total)
+        assert counts == [counts[0]] * len(counts), step
+
+
 # Megatron-LM's own values for a small DSA model (its dev branch at commit
 # 85902ef, the DSA fix as merged), computed with its function by a third party.
 DSA_ARGS = dict(num_layers=4, hidden_size=512, ffn_hidden_size=1536, num_attention_heads=8, swiglu=True,

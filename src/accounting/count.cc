@@ -60,14 +60,6 @@ struct FlopsCounter::Rows {
     });
     return summary;
   }
-
-  // A part shown in one row of its own, its terms `copies` times `part_terms`.
-  void add(std::string name, std::string kind, const Terms& part_terms, std::size_t copies = 1) {
-    prefixes.push_back(std::move(name));
-    parts.push_back({std::move(kind), terms.size(), copies * part_terms.size(), 1});
-    for (std::size_t i = 0; i < copies; ++i) terms.insert(terms.end(), part_terms.begin(), part_terms.end());
-    runs.push_back({parts.size() - 1, prefixes.size() - 1, 0, 1});
-  }
 };
 namespace {
 
@@ -79,6 +71,66 @@ void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
       term.executions += kForwardOnly;
     }
   }
+}
+
+// A part of a count: a distinct layer of a stack, an MTP depth's projection,
+// or the output layer.
+struct CountPart {
+  std::size_t first = 0;  // its terms: CountParts::terms[first, first + count)
+  std::size_t count = 0;
+  std::int64_t uses = 0;              // the layers of the stack that are this one; 1 for the others
+  const LayerStack* stack = nullptr;  // null for a projection or the output layer
+  std::size_t layer = 0;              // the index of the layer in stack->distinct()
+  std::size_t depth = 0;              // 1 and up for an MTP depth's parts, 0 for the others
+};
+
+struct CountParts {
+  Terms terms;  // every part's, one list
+  std::vector<CountPart> parts;
+};
+
+// Every part of a count, in the one order that each sum of its terms
+// follows: the decoder's distinct layers, then each MTP depth's projection
+// (none on Megatron-LM's hybrid path) and distinct layers, then the output
+// layer, its terms once per head (the decoder's and each depth's).
+CountParts parts_of(const Model& model, Convention convention, Recompute recompute) {
+  const std::int64_t h = model.hidden_size;
+  CountParts counted;
+  std::size_t parts = model.layers.distinct().size() + 1;
+  for (const LayerStack& depth : model.mtp_depths) parts += depth.distinct().size() + 1;
+  counted.parts.reserve(parts);
+  constexpr std::size_t kUsualTermsPerPart = 8;  // room enough for most parts, not a limit
+  counted.terms.reserve(kUsualTermsPerPart * parts);
+  const auto add_stack = [&](const LayerStack& stack, std::size_t depth) {
+    const std::size_t first_part = counted.parts.size();
+    for (std::size_t i = 0; i < stack.distinct().size(); ++i) {
+      const std::size_t first = counted.terms.size();
+      append_layer_terms(stack.distinct()[i], h, convention, counted.terms);
+      add_recomputed_forwards(std::span(counted.terms).subspan(first), recompute);
+      counted.parts.push_back({first, counted.terms.size() - first, 0, &stack, i, depth});
+    }
+    for (const LayerStack::Run& run : stack.runs()) counted.parts[first_part + run.layer].uses += run.count;
+  };
+  const auto add_terms = [&](const Terms& terms, std::size_t copies, std::size_t depth) {
+    counted.parts.push_back({counted.terms.size(), copies * terms.size(), 1, nullptr, 0, depth});
+    for (std::size_t i = 0; i < copies; ++i) counted.terms.insert(counted.terms.end(), terms.begin(), terms.end());
+  };
+  add_stack(model.layers, 0);
+  for (std::size_t d = 1; d <= model.mtp_depths.size(); ++d) {
+    if (!is_megatron_hybrid(convention)) add_terms(mtp_projection_terms(h, convention), 1, d);
+    add_stack(model.mtp_depths[d - 1], d);
+  }
+  add_terms(logits_terms(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
+  return counted;
+}
+
+// The name of a part's row, or of its stack's rows before their numbers:
+// "decoder", "mtp2", "mtp2.projection", "logits".
+std::string row_prefix(const CountPart& part) {
+  if (part.depth == 0) return part.stack ? "decoder" : "logits";
+  std::string prefix = "mtp" + std::to_string(part.depth);
+  if (!part.stack) prefix += ".projection";
+  return prefix;
 }
 
 // Executed mode counts the router GEMM, whose width is the number of experts.
@@ -101,6 +153,29 @@ Error overflow_error(const std::string& what) {
 double estimate_of(const Term& term) {
   const double estimate = to_double(term.forward_flops) * term.executions;
   return term.divisor == 1 ? estimate : estimate / to_double(term.divisor);  // x / 1.0 is x: no division to wait on
+}
+
+// What a term of a part adds to its statistic's coefficient in megatron mode.
+double megatron_contribution(const Term& term, std::int64_t uses) {
+  return estimate_of(term) * static_cast<double>(uses);
+}
+
+// Megatron-LM's estimate of every statistic from T and S2.
+Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics, Int128 tokens, Int128 squared_sum,
+                                               std::optional<std::int64_t> seq_length) {
+  const MegatronAggregates megatron{to_double(tokens), to_double(squared_sum), seq_length};
+  std::vector<double> estimates;
+  estimates.reserve(statistics.size());
+  for (const Statistic& statistic : statistics) {
+    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+    if (!estimate) {
+      return Error(
+          "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+          "the model's seq_length (args) or a BSHD batch");
+    }
+    estimates.push_back(*estimate);
+  }
+  return estimates;
 }
 
 // Sum of `length`'s per-document count over a workload's documents.
@@ -151,6 +226,16 @@ Result<std::array<Int128, 2>> aggregates_of(const Workload& workload) {
     }
   }
   return std::array<Int128, 2>{tokens, squares};
+}
+
+// Megatron-LM's estimate of every statistic over a valid workload: from its T
+// and S2, with the sequence length of a BSHD batch, else the model's.
+Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics, const Workload& workload,
+                                               std::optional<std::int64_t> model_seq_length) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
+  const auto* bshd = std::get_if<Bshd>(&workload);
+  return megatron_estimates(statistics, aggregates[0], aggregates[1],
+                            bshd ? std::optional(bshd->seq_length) : model_seq_length);
 }
 
 }  // namespace
@@ -237,10 +322,12 @@ struct FlopsCounter::StatisticValues {
 
 FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
-  // Every term of every part shown, by statistic then component and, within
-  // one (statistic, component), in the order of the parts: each sum adds its
-  // terms in one fixed order. A counting sort over the few (statistic,
-  // component) slots puts them in that order without comparing terms.
+  // Megatron mode's coefficients add their terms in the parts' order, as
+  // megatron_total() does. The components' coefficients (and the exact ones,
+  // whose order does not matter) take every term by statistic then component
+  // and, within one (statistic, component), in the order of the parts: a
+  // counting sort over the few (statistic, component) slots puts them in that
+  // order without comparing terms.
   struct Contribution {
     std::size_t slot;  // statistic index * components + component
     Int128 exact;
@@ -278,23 +365,23 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
   for (std::size_t i = 1; i < slot_starts.size(); ++i) slot_starts[i] += slot_starts[i - 1];
   // Each mode sums one kind: the exact modes integers, megatron mode estimates.
   const bool exact = mode != Mode::kMegatron;
+  exact_coefficients_.assign(statistics_.size(), 0);
+  megatron_coefficients_.assign(statistics_.size(), 0);
   std::size_t next = 0;
   for (const Rows::Part& part : rows_->parts) {
     if (part.uses == 0) continue;
     for (const Term& term : rows_->terms_of(part)) {
       const std::size_t slot = slots[next++];
-      contributions[slot_starts[slot]++] = {
-          slot, exact ? term.forward_flops * term.executions * part.uses : 0,  // sizes are capped
-          exact ? 0 : estimate_of(term) * static_cast<double>(part.uses)};
+      const Int128 exact_flops = exact ? term.forward_flops * term.executions * part.uses : 0;  // sizes are capped
+      const double megatron = exact ? 0 : megatron_contribution(term, part.uses);
+      megatron_coefficients_[slot / kComponents] += megatron;
+      contributions[slot_starts[slot]++] = {slot, exact_flops, megatron};
     }
   }
-  exact_coefficients_.assign(statistics_.size(), 0);
-  megatron_coefficients_.assign(statistics_.size(), 0);
   for (const Contribution& c : contributions) {
     const std::size_t statistic = c.slot / kComponents;
     const auto component = static_cast<Component>(c.slot % kComponents);
     exact_coefficients_[statistic] += c.exact;
-    megatron_coefficients_[statistic] += c.megatron;
     ComponentCoefficient* last = component_coefficients_.empty() ? nullptr : &component_coefficients_.back();
     if (!last || last->statistic != statistic || last->component != component) {
       component_coefficients_.push_back({component, statistic, 0, 0});
@@ -328,46 +415,34 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
 }
 
 FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
-  const Convention convention{mode, model.megatron_path};
-  const std::int64_t h = model.hidden_size;
+  CountParts counted = parts_of(model, Convention{mode, model.megatron_path}, recompute);
   auto rows = std::make_shared<Rows>();
-  std::size_t runs = model.layers.runs().size() + 1, parts = model.layers.distinct().size() + 1;
-  for (const LayerStack& depth : model.mtp_depths) {
-    runs += depth.runs().size() + 1;
-    parts += depth.distinct().size() + 1;
-  }
+  std::size_t runs = 1;  // the output layer's
+  for (const CountPart& part : counted.parts) runs += !part.stack ? 1 : part.layer == 0 ? part.stack->runs().size() : 0;
   rows->runs.reserve(runs);
-  rows->parts.reserve(parts);
-  constexpr std::size_t kUsualTermsPerPart = 8;  // room enough for most parts, not a limit
-  rows->terms.reserve(kUsualTermsPerPart * parts);
-  const auto add_stack = [&](const LayerStack& stack, std::string prefix) {
-    const std::size_t first_part = rows->parts.size();
-    rows->prefixes.push_back(std::move(prefix));
-    for (const Layer& layer : stack.distinct()) {
-      const std::size_t first = rows->terms.size();
-      append_layer_terms(layer, h, convention, rows->terms);
-      const std::size_t count = rows->terms.size() - first;
-      add_recomputed_forwards(std::span(rows->terms).subspan(first, count), recompute);
-      rows->parts.push_back({layer_kind(layer), first, count, 0});
+  rows->parts.reserve(counted.parts.size());
+  for (std::size_t i = 0; i < counted.parts.size(); ++i) {
+    const CountPart& part = counted.parts[i];
+    if (!part.stack) {  // one row of its own
+      rows->prefixes.push_back(row_prefix(part));
+      rows->runs.push_back({i, rows->prefixes.size() - 1, 0, 1});
+    } else if (part.layer == 0) {  // the first of its stack: the stack's rows
+      rows->prefixes.push_back(row_prefix(part));
+      for (const LayerStack::Run& run : part.stack->runs()) {
+        rows->runs.push_back({i + run.layer, rows->prefixes.size() - 1, run.start + 1, run.count});
+      }
     }
-    for (const LayerStack::Run& run : stack.runs()) {
-      rows->parts[first_part + run.layer].uses += run.count;
-      rows->runs.push_back({first_part + run.layer, rows->prefixes.size() - 1, run.start + 1, run.count});
-    }
-  };
-  add_stack(model.layers, "decoder");
-  rows->model_name = model.name;
-  rows->decoder_parts = rows->parts.size();
-  rows->mtp_depths = model.mtp_depths.size();
-  rows->hidden_size = h;
-  rows->vocab_size = model.vocab_size;
-  for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
-    const std::string depth = "mtp" + std::to_string(d + 1);
-    if (!is_megatron_hybrid(convention))
-      rows->add(depth + ".projection", "projection", mtp_projection_terms(h, convention));
-    add_stack(model.mtp_depths[d], depth);
+    rows->parts.push_back({part.stack        ? layer_kind(part.stack->distinct()[part.layer])
+                           : part.depth == 0 ? "logits"
+                                             : "projection",
+                           part.first, part.count, part.uses});
   }
-  rows->add("logits", "logits", logits_terms(h, model.vocab_size), model.mtp_depths.size() + 1);  // every head
+  rows->terms = std::move(counted.terms);
+  rows->model_name = model.name;
+  rows->decoder_parts = model.layers.distinct().size();
+  rows->mtp_depths = model.mtp_depths.size();
+  rows->hidden_size = model.hidden_size;
+  rows->vocab_size = model.vocab_size;
   FlopsCounter counter(mode, recompute, std::move(rows));
   counter.megatron_seq_length_ = model.megatron_seq_length;
   return counter;
@@ -378,9 +453,8 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   StatisticValues values;
   values.tokens = total_tokens(workload);
   if (mode_ == Mode::kMegatron) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
-    const auto* bshd = std::get_if<Bshd>(&workload);
-    return megatron_values(aggregates[0], aggregates[1], bshd ? std::optional(bshd->seq_length) : megatron_seq_length_);
+    TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, workload, megatron_seq_length_));
+    return values;
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
     // The block sums SeqStats uses: a pass over the lengths for every statistic at once.
@@ -400,17 +474,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(Int128 token
                                                                     std::optional<std::int64_t> seq_length) const {
   StatisticValues values;
   values.tokens = tokens;
-  const MegatronAggregates megatron{to_double(tokens), to_double(squared_sum), seq_length};
-  values.estimate.reserve(statistics_.size());
-  for (const Statistic& statistic : statistics_) {
-    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
-    if (!estimate) {
-      return Error(
-          "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
-          "the model's seq_length (args) or a BSHD batch");
-    }
-    values.estimate.push_back(*estimate);
-  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, tokens, squared_sum, seq_length));
   return values;
 }
 
@@ -601,6 +665,35 @@ Result<Report> count(const Model& model, const Workload& workload, Mode mode, Re
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
   add_parameter_summary(model, report);
   return report;
+}
+
+Result<Flops> megatron_total(const Model& model, const Workload& workload) {
+  TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
+  const CountParts counted = parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone);
+  // Each statistic's coefficient, its terms added in the parts' order as a
+  // counter adds them; then, as a counter sums them, by statistic.
+  std::vector<std::pair<Statistic, double>> coefficients;
+  constexpr std::size_t kUsualStatistics = 8;  // room enough for most models, not a limit
+  coefficients.reserve(kUsualStatistics);
+  for (const CountPart& part : counted.parts) {
+    if (part.uses == 0) continue;
+    for (const Term& term : std::span(counted.terms).subspan(part.first, part.count)) {
+      auto found = std::find_if(coefficients.begin(), coefficients.end(),
+                                [&](const auto& coefficient) { return coefficient.first == term.per; });
+      if (found == coefficients.end()) found = coefficients.insert(found, {term.per, 0});
+      found->second += megatron_contribution(term, part.uses);
+    }
+  }
+  std::sort(coefficients.begin(), coefficients.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Statistic> statistics;
+  statistics.reserve(coefficients.size());
+  for (const auto& coefficient : coefficients) statistics.push_back(coefficient.first);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<double> estimates,
+                              megatron_estimates(statistics, workload, model.megatron_seq_length));
+  double sum = 0;
+  for (std::size_t i = 0; i < statistics.size(); ++i) sum += coefficients[i].second * estimates[i];
+  return Flops{sum, std::nullopt};
 }
 
 void add_parameter_summary(const Model& model, Report& report) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "trainflops/presets.h"
+
 namespace trainflops {
 namespace {
 
@@ -288,6 +290,94 @@ TEST(CountTest, BreakdownsSumToTheTotal) {
         EXPECT_NEAR(by_layer, r.total.value, 1e-15 * r.total.value * r.layers.size());
       }
     }
+  }
+}
+
+// megatron_total() without a counter gives the counter's total bit for bit
+// (a model's first count through the drop-in and its later ones agree), on
+// every preset with DSA's indexer sharing, MTP and hybrid patterns, on random
+// models of every layer type, and on DSA with KPool.
+TEST(CountTest, MegatronTotalWithoutACounterIsTheCounters) {
+  std::vector<std::pair<std::string, Model>> models;
+  for (const Preset& preset : presets()) models.emplace_back(preset.name, preset_model(preset).value());
+  RandomModels random(20261204);
+  for (int trial = 0; trial < 200; ++trial) models.emplace_back("random " + std::to_string(trial), random.model());
+  Model kpool = llama_like(1);
+  const MlaAttention mla{4, 64, 128, 64, 32, 64};
+  kpool.layers = {
+      Layer{Mixer{DsaAttention{mla, DsaIndexer{4, 32, 512, DsaIndexer::GradMode::kOff, 4, true}, true}}, DenseMlp{96}},
+      Layer{Mixer{DsaAttention{mla, DsaIndexer{4, 32, 512, DsaIndexer::GradMode::kSparse, 1, true}, false}},
+            std::nullopt}};
+  kpool.mtp_depths = {kpool.layers};
+  models.emplace_back("DSA with KPool", kpool);
+  // Widths whose products pass 2^53, where the order of addition shows:
+  // attention and MLP terms of several layers add to the same statistic.
+  std::mt19937_64 widths(20261204);
+  for (int trial = 0; trial < 20; ++trial) {
+    const auto width = [&] { return std::uniform_int_distribution<std::int64_t>(1, 2'000'000'000)(widths); };
+    Model wide = llama_like(1);
+    wide.hidden_size = width();
+    wide.layers = {};
+    for (int i = 0; i < 6; ++i) {
+      const std::int64_t groups = i % 3 + 1;
+      wide.layers.push_back(Layer{GqaAttention{.num_heads = 4 * groups,
+                                               .num_query_groups = groups,
+                                               .head_dim = width() % 1024 + 1,
+                                               .output_gate = i % 2 == 1,
+                                               .window = {},
+                                               .chunk = {}},
+                                  DenseMlp{width(), i % 2 == 0}});
+    }
+    wide.mtp_depths = {wide.layers};
+    models.emplace_back("wide " + std::to_string(trial), wide);
+  }
+  const std::vector<Workload> workloads = {Bshd{8, 4096}, PackedDocuments{{4096, 1, 0, 777, 12000}},
+                                           SequenceAggregates{1'000'003, 7'654'321'987}};
+  for (const auto& [name, model] : models) {
+    for (const Workload& workload : workloads) {
+      SCOPED_TRACE(name + ", " + describe(workload));
+      const Result<Flops> total = FlopsCounter::create(model, Mode::kMegatron).value().total(workload);
+      const Result<Flops> without_counter = megatron_total(model, workload);
+      ASSERT_TRUE(total.ok() && without_counter.ok()) << total.error().message();
+      EXPECT_EQ(without_counter.value().value, total.value().value);
+      EXPECT_FALSE(without_counter.value().exact.has_value());
+    }
+  }
+}
+
+// Its errors are the counter's: the model's first, then the workload's.
+TEST(CountTest, MegatronTotalErrorsAreTheCounters) {
+  Model no_layers = llama_like(1);
+  no_layers.layers = {};
+  Model compressed = llama_like(1);
+  // Heads 2 x 8, q_lora_rank 16, two output groups of rank 4, window 4, indexer 2 x 4, top-8.
+  compressed.layers = {
+      Layer{Mixer{CompressedSparseAttention{CompressedSparseAttention::Kind::kCsa, 2, 8, 16, 2, 4, 4, 2, 4, 8}},
+            DenseMlp{64}}};
+  struct Case {
+    const char* name;
+    Model model;
+    Workload workload;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"no layers, and a bad workload", no_layers, Bshd{0, 16}, "layers: must hold at least one layer"},
+      {"zero batch", llama_like(1), Bshd{0, 16}, "batch_size = 0: must be a positive integer"},
+      {"inconsistent aggregates", llama_like(1), SequenceAggregates{10, 5},
+       "seqlen_squared_sum = 5: must be at least total_real_tokens = 10 (every L^2 >= L)"},
+      {"DeepSeek-V4 without seq_length", compressed, SequenceAggregates{10, 50},
+       "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give the model's "
+       "seq_length (args) or a BSHD batch"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Result<FlopsCounter> counter = FlopsCounter::create(c.model, Mode::kMegatron);
+    const Result<Flops> total = counter.ok() ? counter.value().total(c.workload) : counter.error();
+    const Result<Flops> without_counter = megatron_total(c.model, c.workload);
+    ASSERT_FALSE(total.ok());
+    ASSERT_FALSE(without_counter.ok());
+    EXPECT_EQ(total.error().message(), c.message);
+    EXPECT_EQ(without_counter.error().message(), c.message);
   }
 }
 
