@@ -38,19 +38,19 @@ std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vecto
 // The models of the last few distinct argument sets: a training loop passes
 // the same args namespace every iteration, and building the model and its
 // counter costs far more than reading the arguments.
-std::shared_ptr<PyModel> from_recent_args(MegatronArgs args) {
+std::shared_ptr<PyModel> from_recent_args(const std::shared_ptr<const MegatronArgs>& args) {
   constexpr std::size_t kRecent = 8;
   // A ring: a new entry replaces the oldest in place, so that no entry moves.
-  static std::vector<std::pair<MegatronArgs, std::shared_ptr<PyModel>>> recent;
+  static std::vector<std::pair<std::shared_ptr<const MegatronArgs>, std::shared_ptr<PyModel>>> recent;
   static std::size_t oldest = 0;
   for (const auto& [held, model] : recent) {
-    if (held == args) return model;
+    if (*held == *args) return model;
   }
-  std::shared_ptr<PyModel> model = from_megatron_args(args, {});
+  std::shared_ptr<PyModel> model = from_megatron_args(*args, {});
   if (recent.size() < kRecent) {
-    recent.emplace_back(std::move(args), model);
+    recent.emplace_back(args, model);
   } else {
-    recent[oldest] = {std::move(args), model};
+    recent[oldest] = {args, model};
     oldest = (oldest + 1) % kRecent;
   }
   return model;
@@ -152,15 +152,22 @@ bool read_plain(PyObject* value, std::optional<LayerFrequency>& out) {
   return true;
 }
 
-// The arguments of `values` (one per megatron_arg_names(), null when absent)
-// when every value is plain; nullopt otherwise.
-std::optional<MegatronArgs> plain_megatron_args(const std::vector<py::object>& values) {
-  MegatronArgs args;
+// The arguments of `values` (one per megatron_arg_names(), null when absent):
+// those before `first` as in `before` (the arguments of equal values), the
+// others read when every one of them is plain; nullopt otherwise.
+std::optional<MegatronArgs> plain_megatron_args(const std::vector<py::object>& values, const MegatronArgs& before,
+                                                std::size_t first) {
+  MegatronArgs args = first > 0 ? before : MegatronArgs{};
   std::size_t next = 0;
   bool plain = true;
   for_each_megatron_arg(args, [&](std::string_view, auto& member) {
-    const py::object& value = values[next++];
-    if (plain && value && !value.is_none()) plain = read_plain(value.ptr(), member);
+    const std::size_t i = next++;
+    if (i < first || !plain) return;
+    if (!values[i] || values[i].is_none()) {
+      member = {};
+    } else {
+      plain = read_plain(values[i].ptr(), member);
+    }
   });
   if (!plain) return std::nullopt;
   return args;
@@ -224,7 +231,8 @@ bool unchanged(const py::object& now, const py::object& then) {
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
   struct Previous {
-    std::vector<py::object> values;  // per name
+    std::vector<py::object> values;            // per name
+    std::shared_ptr<const MegatronArgs> args;  // converted from them
     std::shared_ptr<PyModel> model;
     py::object dict;  // kept alive, so that its identity means something
     std::optional<std::uint64_t> dict_version;
@@ -241,7 +249,8 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     return previous->model;
   }
   // The values before the first changed one are the previous call's, lists
-  // as its snapshots of them: they are taken from it, not looked up again.
+  // as its snapshots of them: they are taken from it, not looked up again,
+  // and neither converted again.
   std::size_t same = 0;
   if (previous) {
     while (same < names.size() && unchanged(lookup(names[same]), previous->values[same])) ++same;
@@ -258,7 +267,8 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   for (std::size_t i = same; i < names.size(); ++i) values[i] = lookup(names[i]);
 
   if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
-  std::optional<MegatronArgs> args = plain_megatron_args(values);
+  static const MegatronArgs kNone;
+  std::optional<MegatronArgs> args = plain_megatron_args(values, previous ? *previous->args : kNone, same);
   if (!args) {
     static const std::vector<std::string> fields = [] {
       std::vector<std::string> all;
@@ -271,13 +281,14 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     }
     args = value_or_throw(megatron_args_from_values(converted));
   }
-  std::shared_ptr<PyModel> model = from_recent_args(std::move(*args));
+  const auto converted = std::make_shared<const MegatronArgs>(std::move(*args));
+  std::shared_ptr<PyModel> model = from_recent_args(converted);
   for (std::size_t i = same; i < values.size(); ++i) {
     if (values[i] && PyList_Check(values[i].ptr())) lists.push_back(i);
     values[i] = snapshot(values[i]);
   }
-  latest = std::make_shared<const Previous>(
-      Previous{std::move(values), model, py::reinterpret_borrow<py::object>(dict), version, std::move(lists)});
+  latest = std::make_shared<const Previous>(Previous{
+      std::move(values), converted, model, py::reinterpret_borrow<py::object>(dict), version, std::move(lists)});
   return model;
 }
 

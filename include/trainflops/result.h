@@ -4,6 +4,7 @@
 #define TRAINFLOPS_RESULT_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -66,6 +67,27 @@ class [[nodiscard]] Result {
 // For operations that produce no value.
 struct Ok {};
 using Status = Result<Ok>;
+
+// A Status is only its error, held apart: a success is a null pointer, cheap
+// to return, test and destroy (validating a model makes hundreds).
+template <>
+class [[nodiscard]] Result<Ok> {
+ public:
+  Result(Ok) {}                                                               // NOLINT: implicit by design
+  Result(Error error) : error_(std::make_unique<Error>(std::move(error))) {}  // NOLINT: implicit by design
+  Result(const Result& other) : error_(other.error_ ? std::make_unique<Error>(*other.error_) : nullptr) {}
+  Result(Result&&) noexcept = default;
+  Result& operator=(const Result& other) { return *this = Result(other); }
+  Result& operator=(Result&&) noexcept = default;
+
+  bool ok() const { return !error_; }
+  Ok value() const { return Ok{}; }
+  // Precondition: !ok().
+  const Error& error() const { return *error_; }
+
+ private:
+  std::unique_ptr<Error> error_;
+};
 
 }  // namespace trainflops
 
