@@ -112,6 +112,18 @@ def test_a_list_before_the_changed_name_is_still_watched():
         namespace(**moe, moe_layer_freq=[0, 1, 1, 1], moe_ffn_hidden_size=512), 8)
 
 
+def test_a_name_unset_after_the_first_change_counts_as_unset():
+    # A call converts its arguments from the first one that changed on, over the previous call's: a name set then
+    # and None or absent now is unset.
+    without_mtp = num_floating_point_operations(namespace(), 8)
+    assert num_floating_point_operations(namespace(mtp_num_layers=1), 8) > without_mtp
+    assert num_floating_point_operations(namespace(mtp_num_layers=None), 8) == without_mtp
+    num_floating_point_operations(namespace(mtp_num_layers=1), 8)
+    absent = namespace()
+    del absent.mtp_num_layers
+    assert num_floating_point_operations(absent, 8) == without_mtp
+
+
 def test_a_prepared_model_gives_the_same_number():
     args = namespace()
     model = trainflops.Model(args)
