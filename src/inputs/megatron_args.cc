@@ -609,65 +609,57 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     }
     return Ok{};
   };
-  // What sets a layer apart from the others, in two integers that compare
-  // at once; the first layer of each key is built, the others repeat it.
-  struct LayerKey {
-    std::uint32_t kinds;  // linear, runs its indexer, MoE, the compression kind
-    std::int64_t window;  // 0 for none (a window is >= 1)
-    bool operator==(const LayerKey&) const = default;
-  };
-  std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
-  std::size_t repeated_key = 0;                         // the last decoder layer's entry in `built`
-  constexpr std::size_t kUsualKeys = 8;                 // room enough for most models, not a limit
-  built.reserve(kUsualKeys);
-  if (sparse && layers + depths > 0) {  // the key reads the index sharing: as the first layer would build it
+  if (sparse && layers + depths > 0) {  // the keys read the index sharing: as the first layer would build it
     TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, 1));
     TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
   }
-  const LayerFlags decoder_runs_indexer = sparse ? index_sharing->runs_indexer_from_one(layers) : LayerFlags(layers);
-  model.mtp_depths.resize(depths);
-  model.layers.reserve(kUsualKeys, layers);
-  // Decoder layers that repeat the last one are counted, and appended as one run.
-  std::size_t repeated_index = 0;
-  std::int64_t repeats = 0;
-  const auto append_repeats = [&] {
-    if (repeats > 0) model.layers.append_again(repeated_index, repeats);
-    repeats = 0;
-  };
-  for (std::size_t i = 0; i < layers + depths; ++i) {
-    // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
-    const auto number = static_cast<std::int64_t>(i < layers ? i + 1 : i - layers + 1);
-    const auto window_index = static_cast<std::size_t>(number - 1);
-    const bool runs_indexer =
-        sparse && (i < layers ? decoder_runs_indexer[i] != 0 : index_sharing->runs_indexer(number));
-    const LayerKey key{is_linear[i] | std::uint32_t{runs_indexer} << 1 | std::uint32_t{is_moe[i]} << 2 |
-                           static_cast<std::uint32_t>(compressed ? compression[i] : CompressedSparseAttention::Kind{})
-                               << 3,
-                       window_index < windows.size() ? windows[window_index].value_or(0) : 0};
-    if (i < layers && i > 0 && key == built[repeated_key].first) {
-      ++repeats;
-      continue;
-    }
-    append_repeats();
-    const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
-    if (i < layers && same != built.end()) {
-      repeated_key = static_cast<std::size_t>(same - built.begin());
-      repeated_index = same->second;
-      repeats = 1;
-      continue;
-    }
-    Layer layer;
-    TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
-    TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
-    if (i < layers) {
-      repeated_key = built.size();
-      built.emplace_back(key, model.layers.append(layer));
-      repeated_index = built.back().second;
-    } else {
-      model.mtp_depths[i - layers].append(layer);
-    }
+  // What sets a decoder layer apart from the others: its kinds (linear, runs
+  // its indexer, MoE, the compression kind), a byte per layer computed in one
+  // pass, and its window. The first layer of each key is built, the others
+  // repeat it, a run of equal keys at a time.
+  LayerFlags kinds = sparse ? index_sharing->runs_indexer_from_one(layers) : LayerFlags(layers);
+  for (std::size_t i = 0; i < layers; ++i) {
+    kinds[i] = static_cast<std::uint8_t>(is_linear[i] | kinds[i] << 1 | is_moe[i] << 2);
   }
-  append_repeats();
+  if (compressed) {
+    for (std::size_t i = 0; i < layers; ++i) kinds[i] |= static_cast<std::uint8_t>(compression[i]) << 3;
+  }
+  struct LayerKey {
+    std::uint8_t kinds;
+    std::int64_t window;  // 0 for none (a window is >= 1)
+    bool operator==(const LayerKey&) const = default;
+  };
+  const auto key_of = [&](std::size_t i) {
+    return LayerKey{kinds[i], i < windows.size() ? windows[i].value_or(0) : 0};
+  };
+  std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
+  constexpr std::size_t kUsualKeys = 8;                 // room enough for most models, not a limit
+  built.reserve(kUsualKeys);
+  model.layers.reserve(kUsualKeys, layers);
+  for (std::size_t i = 0; i < layers;) {
+    const LayerKey key = key_of(i);
+    std::size_t end = i + 1;
+    while (end < layers && key_of(end) == key) ++end;
+    const auto repeats = static_cast<std::int64_t>(end - i);
+    const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
+    if (same != built.end()) {
+      model.layers.append_again(same->second, repeats);
+    } else {
+      Layer layer;
+      TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
+      TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, static_cast<std::int64_t>(i + 1), layer));
+      built.emplace_back(key, model.layers.append(layer, repeats));
+    }
+    i = end;
+  }
+  // MTP layers are numbered by depth from 1, as Megatron-LM numbers them.
+  model.mtp_depths.resize(depths);
+  for (std::size_t d = 0; d < depths; ++d) {
+    Layer layer;
+    TRAINFLOPS_RETURN_IF_ERROR(build_layer(layers + d, layer));
+    TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, static_cast<std::int64_t>(d + 1), layer));
+    model.mtp_depths[d].append(layer);
+  }
   return model;
 }
 
