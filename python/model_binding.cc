@@ -348,6 +348,13 @@ const char kAcceptedModels[] =
     ": give Megatron-LM arguments (an argparse.Namespace or a dict), Megatron-LM flags (a list of strings), a "
     "trainflops config (a dict with \"layers\"), the path of a JSON file holding either, or a trainflops.Model";
 
+// A trainflops.Model (or a subclass), seen from its type's bases alone: the
+// drop-in asks on every call.
+bool is_model(py::handle spec) {
+  static PyTypeObject* const model_type = reinterpret_cast<PyTypeObject*>(py::type::of<PyModel>().ptr());
+  return PyType_IsSubtype(Py_TYPE(spec.ptr()), model_type);
+}
+
 }  // namespace
 
 const FlopsCounter& PyModel::counter(Mode mode) const {
@@ -366,7 +373,7 @@ double PyModel::megatron_total(const Workload& workload) const {
 }
 
 std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
-  if (py::isinstance<PyModel>(spec)) return spec.cast<std::shared_ptr<PyModel>>();
+  if (is_model(spec)) return spec.cast<std::shared_ptr<PyModel>>();
   // A namespace first: it is what the drop-in gets on every call, and asking it for
   // __fspath__ costs an AttributeError.
   if (!is_plain_namespace(spec) && (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__"))) {

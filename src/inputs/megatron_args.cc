@@ -629,17 +629,14 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     std::int64_t window;  // 0 for none (a window is >= 1)
     bool operator==(const LayerKey&) const = default;
   };
-  const auto key_of = [&](std::size_t i) {
-    return LayerKey{kinds[i], i < windows.size() ? windows[i].value_or(0) : 0};
-  };
   std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
   constexpr std::size_t kUsualKeys = 8;                 // room enough for most models, not a limit
   built.reserve(kUsualKeys);
   model.layers.reserve(kUsualKeys, layers);
   for (std::size_t i = 0; i < layers;) {
-    const LayerKey key = key_of(i);
+    const LayerKey key{kinds[i], windows.empty() ? 0 : windows[i].value_or(0)};  // windows: none or one per layer
     std::size_t end = i + 1;
-    while (end < layers && key_of(end) == key) ++end;
+    while (end < layers && kinds[end] == key.kinds && (windows.empty() || windows[end] == windows[i])) ++end;
     const auto repeats = static_cast<std::int64_t>(end - i);
     const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
     if (same != built.end()) {
