@@ -92,10 +92,12 @@ struct CountParts {
 // Every part of a count, in the one order that each sum of its terms
 // follows: the decoder's distinct layers, then each MTP depth's projection
 // (none on Megatron-LM's hybrid path) and distinct layers, then the output
-// layer, its terms once per head (the decoder's and each depth's).
-CountParts parts_of(const Model& model, Convention convention, Recompute recompute) {
+// layer, its terms once per head (the decoder's and each depth's). Replaces
+// what `counted` held, keeping its room.
+void parts_of(const Model& model, Convention convention, Recompute recompute, CountParts& counted) {
   const std::int64_t h = model.hidden_size;
-  CountParts counted;
+  counted.terms.clear();
+  counted.parts.clear();
   std::size_t parts = model.layers.distinct().size() + 1;
   for (const LayerStack& depth : model.mtp_depths) parts += depth.distinct().size() + 1;
   counted.parts.reserve(parts);
@@ -121,7 +123,6 @@ CountParts parts_of(const Model& model, Convention convention, Recompute recompu
     add_stack(model.mtp_depths[d - 1], d);
   }
   add_terms(logits_terms(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
-  return counted;
 }
 
 // The name of a part's row, or of its stack's rows before their numbers:
@@ -415,7 +416,8 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
 }
 
 FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
-  CountParts counted = parts_of(model, Convention{mode, model.megatron_path}, recompute);
+  CountParts counted;
+  parts_of(model, Convention{mode, model.megatron_path}, recompute, counted);
   auto rows = std::make_shared<Rows>();
   std::size_t runs = 1;  // the output layer's
   for (const CountPart& part : counted.parts) runs += !part.stack ? 1 : part.layer == 0 ? part.stack->runs().size() : 0;
@@ -670,7 +672,10 @@ Result<Report> count(const Model& model, const Workload& workload, Mode mode, Re
 Result<Flops> megatron_total(const Model& model, const Workload& workload) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
-  const CountParts counted = parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone);
+  // A count made once has no counter to keep its parts: each thread reuses
+  // one list, so that no call allocates it.
+  thread_local CountParts counted;
+  parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone, counted);
   // Each statistic's coefficient, its terms added in the parts' order as a
   // counter adds them; then, as a counter sums them, by statistic.
   std::vector<std::pair<Statistic, double>> coefficients;

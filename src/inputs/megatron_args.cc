@@ -629,14 +629,20 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     std::int64_t window;  // 0 for none (a window is >= 1)
     bool operator==(const LayerKey&) const = default;
   };
+  const auto same_key = [&](std::size_t i, std::size_t j) {  // windows: none or one per layer
+    return kinds[i] == kinds[j] && (windows.empty() || windows[i] == windows[j]);
+  };
+  // The stack's room, as much as it takes: more would cost a slower kind of allocation.
+  std::size_t runs = layers > 0 ? 1 : 0;
+  for (std::size_t i = 1; i < layers; ++i) runs += !same_key(i - 1, i);
+  constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
+  model.layers.reserve(std::min(runs, kUsualKeys), runs);
   std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
-  constexpr std::size_t kUsualKeys = 8;                 // room enough for most models, not a limit
   built.reserve(kUsualKeys);
-  model.layers.reserve(kUsualKeys, layers);
   for (std::size_t i = 0; i < layers;) {
-    const LayerKey key{kinds[i], windows.empty() ? 0 : windows[i].value_or(0)};  // windows: none or one per layer
+    const LayerKey key{kinds[i], windows.empty() ? 0 : windows[i].value_or(0)};
     std::size_t end = i + 1;
-    while (end < layers && kinds[end] == key.kinds && (windows.empty() || windows[end] == windows[i])) ++end;
+    while (end < layers && same_key(i, end)) ++end;
     const auto repeats = static_cast<std::int64_t>(end - i);
     const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
     if (same != built.end()) {
