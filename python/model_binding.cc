@@ -267,8 +267,8 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   for (std::size_t i = same; i < names.size(); ++i) values[i] = lookup(names[i]);
 
   if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
-  static const MegatronArgs kNone;
-  std::optional<MegatronArgs> args = plain_megatron_args(values, previous ? *previous->args : kNone, same);
+  static const MegatronArgs kUnset;
+  std::optional<MegatronArgs> args = plain_megatron_args(values, previous ? *previous->args : kUnset, same);
   if (!args) {
     static const std::vector<std::string> fields = [] {
       std::vector<std::string> all;
