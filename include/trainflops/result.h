@@ -73,8 +73,8 @@ using Status = Result<Ok>;
 template <>
 class [[nodiscard]] Result<Ok> {
  public:
-  Result(Ok) {}                                                               // NOLINT: implicit by design
-  Result(Error error) : error_(std::make_unique<Error>(std::move(error))) {}  // NOLINT: implicit by design
+  Result(Ok) {}         // NOLINT: implicit by design
+  Result(Error error);  // NOLINT: implicit by design; out of line, as errors are rare
   Result(const Result& other) : error_(other.error_ ? std::make_unique<Error>(*other.error_) : nullptr) {}
   Result(Result&&) noexcept = default;
   Result& operator=(const Result& other) { return *this = Result(other); }

@@ -67,4 +67,6 @@ const char* error_code_name(ErrorCode code) {
 
 Error::Error(ErrorCode code, std::string message) : code_(code), message_(printable(message)) {}
 
+Result<Ok>::Result(Error error) : error_(std::make_unique<Error>(std::move(error))) {}
+
 }  // namespace trainflops
