@@ -6,7 +6,8 @@
   on aggregates, with a prepared trainflops.Model, with the argparse
   namespace Megatron-LM passes (read on every call), and with a new namespace
   on every call (nothing cached), beside Megatron-LM's own function timed on
-  the same namespaces: its source is read from the checkout that the
+  the same namespaces (the new namespaces in alternation with it, the ratio
+  the median of the rounds'): its source is read from the checkout that the
   MEGATRON_LM environment variable names (bench/megatron_baseline.py);
   without it, that baseline is reported as not measured. The same with a new
   namespace on every call for a hybrid model (Nemotron-3-Nano's preset:
@@ -194,9 +195,22 @@ def distinct_namespaces(args, read=None):
             for i in range(64)]
 
 
-def seconds_per_call_in_turn(function, namespaces, number):
+def calls_in_turn(function, namespaces):
+    """A call of `function` on the next of `namespaces`, round and round."""
     calls = iter(range(1 << 62))
-    return seconds_per_call(lambda: function(namespaces[next(calls) % len(namespaces)], 1024, SQUARES, TOKENS), number)
+    return lambda: function(namespaces[next(calls) % len(namespaces)], 1024, SQUARES, TOKENS)
+
+
+def side_by_side(ours, theirs, number, rounds=9):
+    """Per-call seconds of two functions timed in alternation, each the median
+    over `rounds`, and the median of the rounds' ratios ours / theirs: a
+    machine whose speed drifts slows both sides of a round alike."""
+    times = []
+    for _ in range(rounds):
+        mine = timeit.timeit(ours, number=number) / number
+        other = timeit.timeit(theirs, number=number) / number
+        times.append((mine, other, mine / other))
+    return [sorted(column)[rounds // 2] for column in zip(*times)]
 
 
 def drop_in_rows(args, megatron):
@@ -216,43 +230,53 @@ def drop_in_rows(args, megatron):
     assert call_prepared() == call_namespace() == num_floating_point_operations(fresh[0], 1024, SQUARES, TOKENS)
     prepared = seconds_per_call(call_prepared, 20000)
     from_args = seconds_per_call(call_namespace, 2000)
-    from_fresh = seconds_per_call_in_turn(num_floating_point_operations, fresh, 500)
     with open(os.path.join(HERE, "..", "presets", "nemotron-3-nano-30b-a3b.json")) as f:
         # Megatron-LM's argument parser sets ffn_hidden_size to 4 h when it is
         # unset, and its hybrid branch reads it even without dense MLP layers.
         hybrid = json.load(f)["args"]
     hybrid["ffn_hidden_size"] = 4 * hybrid["hidden_size"]
     hybrid_fresh = distinct_namespaces(hybrid)
-    hybrid_ours = seconds_per_call_in_turn(num_floating_point_operations, hybrid_fresh, 500)
+    glm5_ours = calls_in_turn(num_floating_point_operations, fresh)
+    hybrid_ours = calls_in_turn(num_floating_point_operations, hybrid_fresh)
+    if not megatron:
+        from_fresh = seconds_per_call(glm5_ours, 500)
+        hybrid_seconds = seconds_per_call(hybrid_ours, 500)
+        return [("Megatron-LM's function", "not measured", "set MEGATRON_LM to a Megatron-LM checkout", ""),
+                ("drop-in per call, GLM-5 (DSA), prepared Model", "%.2f us" % (prepared * 1e6), "not measured",
+                 "<= 0.6 us"),
+                ("drop-in per call, GLM-5 (DSA), same args namespace", "%.2f us" % (from_args * 1e6), "not measured",
+                 "<= 0.6 us"),
+                ("drop-in per call, GLM-5 (DSA), a new model each call", "%.2f us" % (from_fresh * 1e6),
+                 "not measured", "<= 1x Megatron-LM"),
+                ("drop-in per call, Nemotron-3-Nano, a new model each call", "%.2f us" % (hybrid_seconds * 1e6),
+                 "not measured", "<= 1x Megatron-LM")]
 
-    rows = []
-    baseline = hybrid_baseline = None
-    if megatron:
-        function, read, source = megatron
-        baseline = seconds_per_call_in_turn(function, distinct_namespaces(args, read), 2000)
-        rows.append(("Megatron-LM's function, same args (no DSA on main)", "%.2f us" % (baseline * 1e6), source, ""))
-        hybrid_megatron = distinct_namespaces(hybrid, read)
-        theirs = function(hybrid_megatron[0], 1024, SQUARES, TOKENS)
-        ours = num_floating_point_operations(hybrid_fresh[0], 1024, SQUARES, TOKENS)
-        assert math.isclose(theirs, ours, rel_tol=1e-12), (theirs, ours)
-        hybrid_baseline = seconds_per_call_in_turn(function, hybrid_megatron, 2000)
-        rows.append(("Megatron-LM's function, Nemotron-3-Nano (hybrid)", "%.2f us" % (hybrid_baseline * 1e6),
-                     "same FLOPs as the drop-in's", ""))
-    else:
-        rows.append(("Megatron-LM's function", "not measured", "set MEGATRON_LM to a Megatron-LM checkout", ""))
+    function, read, source = megatron
+    hybrid_megatron = distinct_namespaces(hybrid, read)
+    theirs = function(hybrid_megatron[0], 1024, SQUARES, TOKENS)
+    ours = num_floating_point_operations(hybrid_fresh[0], 1024, SQUARES, TOKENS)
+    assert math.isclose(theirs, ours, rel_tol=1e-12), (theirs, ours)
+    # Each new-model figure is timed in alternation with Megatron-LM's function
+    # on the same namespaces, and its ratio is the median of the rounds'.
+    from_fresh, baseline, fresh_ratio = side_by_side(
+        glm5_ours, calls_in_turn(function, distinct_namespaces(args, read)), 500)
+    hybrid_seconds, hybrid_baseline, hybrid_ratio = side_by_side(
+        hybrid_ours, calls_in_turn(function, hybrid_megatron), 500)
 
-    def against(seconds, megatron_seconds):
-        return "not measured" if megatron_seconds is None else "%.2fx Megatron-LM's time" % (seconds / megatron_seconds)
+    def times(ratio):
+        return "%.2fx Megatron-LM's time" % ratio
 
-    rows.append(("drop-in per call, GLM-5 (DSA), prepared Model", "%.2f us" % (prepared * 1e6),
-                 against(prepared, baseline), "<= 0.6 us"))
-    rows.append(("drop-in per call, GLM-5 (DSA), same args namespace", "%.2f us" % (from_args * 1e6),
-                 against(from_args, baseline), "<= 0.6 us"))
-    rows.append(("drop-in per call, GLM-5 (DSA), a new model each call", "%.2f us" % (from_fresh * 1e6),
-                 against(from_fresh, baseline), "<= 1x Megatron-LM"))
-    rows.append(("drop-in per call, Nemotron-3-Nano, a new model each call", "%.2f us" % (hybrid_ours * 1e6),
-                 against(hybrid_ours, hybrid_baseline), "<= 1x Megatron-LM"))
-    return rows
+    return [("Megatron-LM's function, same args (no DSA on main)", "%.2f us" % (baseline * 1e6), source, ""),
+            ("Megatron-LM's function, Nemotron-3-Nano (hybrid)", "%.2f us" % (hybrid_baseline * 1e6),
+             "same FLOPs as the drop-in's", ""),
+            ("drop-in per call, GLM-5 (DSA), prepared Model", "%.2f us" % (prepared * 1e6),
+             times(prepared / baseline), "<= 0.6 us"),
+            ("drop-in per call, GLM-5 (DSA), same args namespace", "%.2f us" % (from_args * 1e6),
+             times(from_args / baseline), "<= 0.6 us"),
+            ("drop-in per call, GLM-5 (DSA), a new model each call", "%.2f us" % (from_fresh * 1e6),
+             times(fresh_ratio) + ", side by side", "<= 1x Megatron-LM"),
+            ("drop-in per call, Nemotron-3-Nano, a new model each call", "%.2f us" % (hybrid_seconds * 1e6),
+             times(hybrid_ratio) + ", side by side", "<= 1x Megatron-LM")]
 
 
 def main():
