@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "accounting/megatron_total.h"
 #include "base/json_text.h"
 #include "convert.h"
 #include "inputs/megatron_args_json.h"
@@ -369,7 +370,7 @@ double PyModel::megatron_total(const Workload& workload) const {
   if (counters.contains(Mode::kMegatron) || std::exchange(counted_in_megatron_mode, true)) {
     return value_or_throw(counter(Mode::kMegatron).total(workload)).value;
   }
-  return value_or_throw(trainflops::megatron_total(model, workload)).value;
+  return value_or_throw(megatron_total_of_valid_model(model, workload)).value;  // every PyModel's is validated
 }
 
 std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "accounting/megatron_total.h"
 #include "accounting/statistic_sums.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
@@ -671,6 +672,10 @@ Result<Report> count(const Model& model, const Workload& workload, Mode mode, Re
 
 Result<Flops> megatron_total(const Model& model, const Workload& workload) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  return megatron_total_of_valid_model(model, workload);
+}
+
+Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& workload) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
   // A count made once has no counter to keep its parts: each thread reuses
   // one list, so that no call allocates it.
