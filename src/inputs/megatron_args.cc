@@ -632,7 +632,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   const auto same_key = [&](std::size_t i, std::size_t j) {  // windows: none or one per layer
     return kinds[i] == kinds[j] && (windows.empty() || windows[i] == windows[j]);
   };
-  // The stack's room, as much as it takes: more would cost a slower kind of allocation.
+  // Room for the runs there are: room for one per layer was a block too large
+  // for the allocator's fast per-thread cache.
   std::size_t runs = layers > 0 ? 1 : 0;
   for (std::size_t i = 1; i < layers; ++i) runs += !same_key(i - 1, i);
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
