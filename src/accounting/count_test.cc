@@ -296,7 +296,8 @@ TEST(CountTest, BreakdownsSumToTheTotal) {
 // megatron_total() without a counter gives the counter's total bit for bit
 // (a model's first count through the drop-in and its later ones agree), on
 // every preset with DSA's indexer sharing, MTP and hybrid patterns, on random
-// models of every layer type, and on DSA with KPool.
+// models of every layer type, on DSA with KPool, and on widths large enough
+// for the order of addition to show.
 TEST(CountTest, MegatronTotalWithoutACounterIsTheCounters) {
   std::vector<std::pair<std::string, Model>> models;
   for (const Preset& preset : presets()) models.emplace_back(preset.name, preset_model(preset).value());
