@@ -3,6 +3,9 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <utility>
 
 #include "accounting/megatron_total.h"
@@ -17,6 +20,14 @@
 
 namespace trainflops::python {
 namespace {
+
+constexpr std::size_t kArgCount = 0
+#define TRAINFLOPS_COUNT_ARG(type, name) +1
+    TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_COUNT_ARG)
+#undef TRAINFLOPS_COUNT_ARG
+    ;
+// One flag per argument, in megatron_arg_names()'s order.
+using ArgFlags = std::array<bool, kArgCount>;
 
 const std::vector<std::string>& megatron_arg_names() {
   static const std::vector<std::string> names = [] {
@@ -153,36 +164,95 @@ bool read_plain(PyObject* value, std::optional<LayerFrequency>& out) {
   return true;
 }
 
-// The arguments of `values` (one per megatron_arg_names(), null when absent):
-// those before `first` as in `before` (the arguments of equal values), the
-// others read when every one of them is plain; nullopt otherwise.
-std::optional<MegatronArgs> plain_megatron_args(const std::vector<py::object>& values, const MegatronArgs& before,
-                                                std::size_t first) {
-  MegatronArgs args = first > 0 ? before : MegatronArgs{};
-  std::size_t next = 0;
-  bool plain = true;
-  for_each_megatron_arg(args, [&](std::string_view, auto& member) {
-    const std::size_t i = next++;
-    if (i < first || !plain) return;
-    if (!values[i] || values[i].is_none()) {
-      member = {};
-    } else {
-      plain = read_plain(values[i].ptr(), member);
-    }
-  });
-  if (!plain) return std::nullopt;
-  return args;
+// Reads a plain value into one argument; a null object or None unsets it.
+template <auto kMember>
+bool read_plain_arg(PyObject* value, MegatronArgs& args) {
+  auto& member = args.*kMember;
+  if (!value || value == Py_None) {
+    member = {};
+    return true;
+  }
+  return read_plain(value, member);
 }
 
-// The names of megatron_arg_names() as Python strings, made once: a lookup
-// by a ready string skips creating and hashing one per name and call.
+// The reader of each argument, in megatron_arg_names()'s order.
+constexpr std::array<bool (*)(PyObject*, MegatronArgs&), kArgCount> kPlainArgReaders = {
+#define TRAINFLOPS_PLAIN_ARG_READER(type, name) &read_plain_arg<&MegatronArgs::name>,
+    TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_PLAIN_ARG_READER)
+#undef TRAINFLOPS_PLAIN_ARG_READER
+};
+
+// Reads the `changed` of `values` (one per megatron_arg_names(), null when
+// absent) into `args`: false when one of them is not plain.
+bool read_plain_args(const std::vector<py::object>& values, const ArgFlags& changed, MegatronArgs& args) {
+  for (std::size_t i = 0; i < kArgCount; ++i) {
+    if (changed[i] && !kPlainArgReaders[i](values[i].ptr(), args)) return false;
+  }
+  return true;
+}
+
+// The names of megatron_arg_names() as interned Python strings, made once: a
+// lookup by a ready string skips creating and hashing one per name and call,
+// and a key that is the same interned string is found by its address.
 const std::vector<py::str>& python_arg_names() {
   static const std::vector<py::str>* names = [] {
     auto* all = new std::vector<py::str>();  // never freed: destroying it after the interpreter is unsafe
-    for (const std::string& name : megatron_arg_names()) all->emplace_back(name);
+    for (const std::string& name : megatron_arg_names()) {
+      all->push_back(py::reinterpret_steal<py::str>(PyUnicode_InternFromString(name.c_str())));
+    }
     return all;
   }();
   return *names;
+}
+
+// The index of each of python_arg_names() by its address, open addressing.
+class ArgNameIndex {
+ public:
+  ArgNameIndex() {
+    const std::vector<py::str>& names = python_arg_names();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::size_t slot = first_slot(names[i].ptr());
+      while (slots_[slot].name) slot = (slot + 1) % kSlots;
+      slots_[slot] = {names[i].ptr(), i};
+    }
+  }
+  // The index of the name that is `key`, or kArgCount for an object that is none of them.
+  std::size_t find(PyObject* key) const {
+    for (std::size_t slot = first_slot(key);; slot = (slot + 1) % kSlots) {
+      if (slots_[slot].name == key) return slots_[slot].index;
+      if (!slots_[slot].name) return kArgCount;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4 * std::bit_ceil(kArgCount);  // a quarter full: short probes
+  static std::size_t first_slot(PyObject* key) {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(key) * 0x9E3779B97F4A7C15u) >>
+                                    (64 - std::countr_zero(kSlots)));
+  }
+  struct Slot {
+    PyObject* name = nullptr;
+    std::size_t index = 0;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
+// The values of python_arg_names() in `dict`, by one pass over its items:
+// CPython interns attribute names, so each key that is one of the names is
+// the same object, and an interned key that is not one of them equals none
+// of them. False when a key is not an interned str (a dict of JSON's keys):
+// such a dict is read by looking each name up.
+bool read_interned_items(py::handle dict, std::vector<py::object>& values) {
+  static const ArgNameIndex index;
+  Py_ssize_t position = 0;
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  while (PyDict_Next(dict.ptr(), &position, &key, &value)) {
+    if (!PyUnicode_CheckExact(key) || !PyUnicode_CHECK_INTERNED(key)) return false;
+    const std::size_t i = index.find(key);
+    if (i < kArgCount) values[i] = py::reinterpret_borrow<py::object>(value);
+  }
+  return true;
 }
 
 // A value as last seen, for the identity check of from_named_values(): lists
@@ -220,15 +290,17 @@ bool unchanged(const py::object& now, const py::object& then) {
 // `lookup` returns the value or a null object when the name is absent.
 // The drop-in runs every iteration with the same args: when every value is
 // the object of the previous call (or an equal list), the previous model is
-// returned without converting anything; otherwise the names from the first
-// changed value on are read, and every value converted. A lookup may run
-// Python code (a property, __getattr__) and so let another thread run and
-// record its own call: the values are compared with one snapshot of the
-// previous call, taken before the first lookup, never with a mix of two calls.
+// returned without converting anything; otherwise only the values that
+// changed are converted. A lookup may run Python code (a property,
+// __getattr__) and so let another thread run and record its own call: the
+// values are compared with one snapshot of the previous call, taken before
+// the first lookup, never with a mix of two calls.
 //
 // `dict`, when the values come from one: CPython before 3.12 versions every
 // dict (PEP 509), and the same dict at the same version holds the same
 // objects, so only the lists among them, which may change in place, are read.
+// A dict with fewer items than a few per name is read in one pass over its
+// items (a step costs a fraction of a lookup).
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
   struct Previous {
@@ -237,40 +309,36 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     std::shared_ptr<PyModel> model;
     py::object dict;  // kept alive, so that its identity means something
     std::optional<std::uint64_t> dict_version;
-    std::vector<std::size_t> lists;  // the names whose values were lists
+    ArgFlags lists{};  // the names whose values were lists
   };
   // Leaked at exit like the names: destroying Python objects after the interpreter is unsafe.
   static std::shared_ptr<const Previous>& latest = *new std::shared_ptr<const Previous>();
   const std::shared_ptr<const Previous> previous = latest;
   const std::vector<py::str>& names = python_arg_names();
   const std::optional<std::uint64_t> version = dict ? dict_version(dict) : std::nullopt;
-  if (previous && version && previous->dict.is(dict) && previous->dict_version == version &&
-      std::all_of(previous->lists.begin(), previous->lists.end(),
-                  [&](std::size_t i) { return unchanged(lookup(names[i]), previous->values[i]); })) {
-    return previous->model;
+  if (previous && version && previous->dict.is(dict) && previous->dict_version == version) {
+    std::size_t i = 0;
+    while (i < kArgCount && (!previous->lists[i] || unchanged(lookup(names[i]), previous->values[i]))) ++i;
+    if (i == kArgCount) return previous->model;
   }
-  // The values before the first changed one are the previous call's, lists
-  // as its snapshots of them: they are taken from it, not looked up again,
-  // and neither converted again.
-  std::size_t same = 0;
-  if (previous) {
-    while (same < names.size() && unchanged(lookup(names[same]), previous->values[same])) ++same;
-    if (same == names.size()) return previous->model;
-  }
+  constexpr Py_ssize_t kItemsPerName = 2;
   std::vector<py::object> values(names.size());
-  std::vector<std::size_t> lists;  // the names whose values are lists
-  if (previous) {
-    std::copy_n(previous->values.begin(), same, values.begin());
-    for (std::size_t i : previous->lists) {
-      if (i < same) lists.push_back(i);
-    }
+  if (!dict || PyDict_GET_SIZE(dict.ptr()) > kItemsPerName * static_cast<Py_ssize_t>(names.size()) ||
+      !read_interned_items(dict, values)) {
+    for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
   }
-  for (std::size_t i = same; i < names.size(); ++i) values[i] = lookup(names[i]);
-
+  ArgFlags changed;
+  for (std::size_t i = 0; i < kArgCount; ++i) {
+    changed[i] =
+        !previous || (values[i].ptr() != previous->values[i].ptr() && !unchanged(values[i], previous->values[i]));
+  }
+  if (std::none_of(changed.begin(), changed.end(), [](bool flag) { return flag; })) return previous->model;
   if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
+
+  // The arguments of unchanged values are the previous call's.
   static const MegatronArgs kUnset;
-  std::optional<MegatronArgs> args = plain_megatron_args(values, previous ? *previous->args : kUnset, same);
-  if (!args) {
+  auto args = std::make_shared<MegatronArgs>(previous ? *previous->args : kUnset);
+  if (!read_plain_args(values, changed, *args)) {
     static const std::vector<std::string> fields = [] {
       std::vector<std::string> all;
       for (const std::string& name : megatron_arg_names()) all.push_back("args." + name);
@@ -280,16 +348,23 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     for (std::size_t i = 0; i < names.size(); ++i) {
       if (values[i]) converted[i] = json_from(values[i], fields[i]);
     }
-    args = value_or_throw(megatron_args_from_values(converted));
+    *args = value_or_throw(megatron_args_from_values(converted));
   }
-  const auto converted = std::make_shared<const MegatronArgs>(std::move(*args));
+  const std::shared_ptr<const MegatronArgs> converted = std::move(args);
   std::shared_ptr<PyModel> model = from_recent_args(converted);
-  for (std::size_t i = same; i < values.size(); ++i) {
-    if (values[i] && PyList_Check(values[i].ptr())) lists.push_back(i);
-    values[i] = snapshot(values[i]);
+  // Unchanged values keep the previous call's snapshots, lists their tuples.
+  ArgFlags lists{};  // the names whose values are lists
+  for (std::size_t i = 0; i < kArgCount; ++i) {
+    if (changed[i]) {
+      lists[i] = values[i] && PyList_Check(values[i].ptr());
+      values[i] = snapshot(values[i]);
+    } else {  // so there was a previous call
+      lists[i] = previous->lists[i];
+      values[i] = previous->values[i];
+    }
   }
-  latest = std::make_shared<const Previous>(Previous{
-      std::move(values), converted, model, py::reinterpret_borrow<py::object>(dict), version, std::move(lists)});
+  latest = std::make_shared<const Previous>(
+      Previous{std::move(values), converted, model, py::reinterpret_borrow<py::object>(dict), version, lists});
   return model;
 }
 

@@ -1,6 +1,7 @@
 """trainflops.megatron.num_floating_point_operations as Megatron-LM's training loop calls it."""
 import argparse
 import copy
+import json
 import types
 
 import pytest
@@ -122,6 +123,49 @@ def test_a_name_unset_after_the_first_change_counts_as_unset():
     absent = namespace()
     del absent.mtp_num_layers
     assert num_floating_point_operations(absent, 8) == without_mtp
+
+
+def test_each_call_counts_its_own_values(tmp_path):
+    # A call converts only the values that differ from the previous call's (the others are taken from it); each
+    # count must still be that of a JSON file of the same arguments, which is read whole. An int subclass is not a
+    # plain value: it is converted the general way when it changes, and taken over when it does not.
+
+    class Width(int):
+        pass
+
+    odd_width = Width(2048)
+    moe = dict(num_experts=4, moe_router_topk=2, moe_ffn_hidden_size=256, moe_layer_freq=[0, 1, 1, 1])
+    steps = [moe,
+             dict(moe, moe_ffn_hidden_size=512),
+             dict(moe, moe_ffn_hidden_size=512, hidden_size=1024),
+             dict(moe, hidden_size=1024, mtp_num_layers=1),
+             dict(moe, mtp_num_layers=1, num_layers=8, moe_layer_freq=[0, 1, 1, 1, 0, 1, 1, 1]),
+             dict(moe, ffn_hidden_size=odd_width),
+             dict(moe, ffn_hidden_size=odd_width, moe_router_topk=3),
+             dict(moe, ffn_hidden_size=odd_width, moe_router_topk=3, swiglu=False),
+             {}]
+    for step, changes in enumerate(steps):
+        path = tmp_path / ("%d.json" % step)
+        path.write_text(json.dumps({**ARGS, **changes}))
+        expected = num_floating_point_operations(trainflops.Model(str(path)), 8)
+        assert num_floating_point_operations(namespace(**changes), 8) == expected, step
+
+
+def test_any_namespace_or_dict_reads_the_same_arguments():
+    # A small namespace is read by a pass over its attributes, whose names CPython interns; a large one, and a
+    # dict whose keys are not interned (JSON's), by looking each name up. All read the same arguments.
+    expected = num_floating_point_operations(namespace(), 8)
+    from_json = json.loads(json.dumps(ARGS))
+    assert num_floating_point_operations(from_json, 8) == expected
+    built_keys = {"".join(["num_", "layers"]): 4, **{k: v for k, v in ARGS.items() if k != "num_layers"}}
+    assert num_floating_point_operations(built_keys, 8) == expected
+    large = namespace()
+    for i in range(300):
+        setattr(large, "unrelated_%d" % i, i)
+    assert num_floating_point_operations(large, 8) == expected
+    assert num_floating_point_operations(namespace(num_layers=8), 8) != expected
+    large.num_layers = 8
+    assert num_floating_point_operations(large, 8) == num_floating_point_operations(namespace(num_layers=8), 8)
 
 
 def test_a_prepared_model_gives_the_same_number():

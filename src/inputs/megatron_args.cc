@@ -1,6 +1,9 @@
 #include "trainflops/megatron_args.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
+#include <span>
 
 #include "base/json_text.h"
 #include "inputs/megatron_args_json.h"
@@ -112,12 +115,13 @@ Result<std::int64_t> required(std::string_view name, const std::optional<std::in
 // the rest of building a layer's key.
 using LayerFlags = std::vector<std::uint8_t>;
 
-// A layer frequency as a 0/1 flag per layer: an int f marks layer i when
-// i + shift is a multiple of f (with `marks_multiples`) or when it is not;
-// an explicit list must have `count` (named `count_name`) entries of 0 or 1.
-Result<LayerFlags> expand_frequency(std::string_view name, const LayerFrequency& frequency, std::size_t count,
-                                    std::string_view count_name, std::int64_t shift, bool marks_multiples) {
-  LayerFlags flags(count);
+// A layer frequency as a 0/1 flag per layer of `flags`: an int f marks layer
+// i when i + shift is a multiple of f (with `marks_multiples`) or when it is
+// not; an explicit list must have an entry of 0 or 1 per layer (their count
+// named `count_name`).
+Status expand_frequency(std::string_view name, const LayerFrequency& frequency, std::span<std::uint8_t> flags,
+                        std::string_view count_name, std::int64_t shift, bool marks_multiples) {
+  const std::size_t count = flags.size();
   if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
     if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
     std::int64_t phase = shift % *every;  // (i + shift) mod f, stepped instead of divided
@@ -125,21 +129,23 @@ Result<LayerFlags> expand_frequency(std::string_view name, const LayerFrequency&
       flags[i] = (phase == 0) == marks_multiples;
       if (++phase == *every) phase = 0;
     }
-    return flags;
+    return Ok{};
   }
   const auto& list = std::get<std::vector<std::int64_t>>(frequency);
   if (list.size() != count) {
     return Error(std::string(name) + ": the list has " + std::to_string(list.size()) + " entries; it must have " +
                  std::string(count_name) + " = " + std::to_string(count));
   }
-  for (std::size_t i = 0; i < count; ++i) {
-    if (list[i] != 0 && list[i] != 1) {
-      return Error(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(list[i]) +
-                   ": entries must be 0 or 1");
-    }
-    flags[i] = list[i] == 1;
+  std::uint64_t high_bits = 0;  // of every entry together: a loop without exits, which vectorises
+  for (std::int64_t entry : list) high_bits |= static_cast<std::uint64_t>(entry) & ~std::uint64_t{1};
+  if (high_bits != 0) {
+    const auto bad =
+        std::find_if(list.begin(), list.end(), [](std::int64_t entry) { return entry != 0 && entry != 1; });
+    return Error(std::string(name) + "[" + std::to_string(bad - list.begin()) + "] = " + std::to_string(*bad) +
+                 ": entries must be 0 or 1");
   }
-  return flags;
+  std::copy(list.begin(), list.end(), flags.begin());
+  return Ok{};
 }
 
 bool flag(const std::optional<bool>& value) { return value.value_or(false); }
@@ -166,8 +172,8 @@ Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_la
   }
   LayerFlags windowed(num_layers, true);
   if (a.window_attn_skip_freq) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(windowed, expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq,
-                                                           num_layers, "num_layers", 1, /*marks_multiples=*/false));
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, windowed,
+                                                "num_layers", 1, /*marks_multiples=*/false));
   }
   SlidingWindows windows(num_layers);
   for (std::size_t i = 0; i < num_layers; ++i) {
@@ -286,18 +292,14 @@ class IndexSharing {
   bool runs_indexer(std::int64_t number) const {
     return std::max<std::int64_t>(number - std::max<std::int64_t>(offset_, 1), 0) % every_ == 0;
   }
-  // runs_indexer() of the numbers 1..count. Past max(offset, 1) + frequency
-  // the answers repeat with the frequency, so only the numbers before that
-  // are divided out.
-  LayerFlags runs_indexer_from_one(std::size_t count) const {
-    LayerFlags flags(count);
-    const std::uint64_t periodic_from =
-        static_cast<std::uint64_t>(std::max<std::int64_t>(offset_, 1)) + static_cast<std::uint64_t>(every_);
-    const auto period = static_cast<std::size_t>(every_);
-    for (std::size_t i = 0; i < count; ++i) {
-      flags[i] = i < periodic_from ? runs_indexer(static_cast<std::int64_t>(i) + 1) : flags[i - period];
-    }
-    return flags;
+  // ORs `bit` into the entries of `kinds` (layers numbered 1, 2, 3, ...) whose
+  // layer runs its indexer: each number up to max(offset, 1), then every
+  // frequency-th; strided, not divided.
+  void mark_own_indexers(std::span<std::uint8_t> kinds, std::uint8_t bit) const {
+    const auto start = static_cast<std::uint64_t>(std::max<std::int64_t>(offset_, 1));
+    const auto every = static_cast<std::uint64_t>(every_);
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(start, kinds.size()); ++i) kinds[i] |= bit;
+    for (std::uint64_t i = start - 1 + every; i < kinds.size(); i += every) kinds[i] |= bit;
   }
 
  private:
@@ -518,15 +520,14 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
   // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
   // layers follow the last decoder layer.
-  LayerFlags is_moe;
-  if (!a.num_experts) {
-    is_moe.assign(layers, false);
-  } else {
+  LayerFlags is_moe(layers + depths);
+  if (a.num_experts) {
     if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
-    TRAINFLOPS_ASSIGN_OR_RETURN(is_moe, expand_frequency("moe_layer_freq", *a.moe_layer_freq, layers, "num_layers", 0,
-                                                         /*marks_multiples=*/true));
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("moe_layer_freq", *a.moe_layer_freq, std::span(is_moe).first(layers),
+                                                "num_layers", 0,
+                                                /*marks_multiples=*/true));
+    std::fill(is_moe.begin() + static_cast<std::ptrdiff_t>(layers), is_moe.end(), is_moe[layers - 1]);
   }
-  is_moe.resize(layers + depths, is_moe.back());
 
   // Mixers: linear attention where linear_attention_freq marks a layer,
   // counted over decoder and MTP layers together.
@@ -561,9 +562,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     if (!a.linear_attention_freq) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
     }
-    TRAINFLOPS_ASSIGN_OR_RETURN(is_linear, expand_frequency("linear_attention_freq", *a.linear_attention_freq,
-                                                            layers + depths, "num_layers + mtp_num_layers", 1,
-                                                            /*marks_multiples=*/false));
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("linear_attention_freq", *a.linear_attention_freq, is_linear,
+                                                "num_layers + mtp_num_layers", 1, /*marks_multiples=*/false));
   }
 
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));
@@ -614,28 +614,36 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
   }
   // What sets a decoder layer apart from the others: its kinds (linear, runs
-  // its indexer, MoE, the compression kind), a byte per layer computed in one
-  // pass, and its window. The first layer of each key is built, the others
-  // repeat it, a run of equal keys at a time.
-  LayerFlags kinds = sparse ? index_sharing->runs_indexer_from_one(layers) : LayerFlags(layers);
-  for (std::size_t i = 0; i < layers; ++i) {
-    kinds[i] = static_cast<std::uint8_t>(is_linear[i] | kinds[i] << 1 | is_moe[i] << 2);
-  }
-  if (compressed) {
-    for (std::size_t i = 0; i < layers; ++i) kinds[i] |= static_cast<std::uint8_t>(compression[i]) << 3;
-  }
+  // its indexer, MoE, the compression kind), a byte per layer, and its window.
+  // The first layer of each key is built, the others repeat it, a run of
+  // equal keys at a time.
   struct LayerKey {
     std::uint8_t kinds;
     std::int64_t window;  // 0 for none (a window is >= 1)
     bool operator==(const LayerKey&) const = default;
   };
+  LayerFlags kinds(layers);
   const auto same_key = [&](std::size_t i, std::size_t j) {  // windows: none or one per layer
     return kinds[i] == kinds[j] && (windows.empty() || windows[i] == windows[j]);
   };
+  // Each kind in a pass of its own, by iterators: loops without branches,
+  // and byte stores the compiler need not suspect of moving a vector's
+  // storage, vectorise.
+  std::transform(is_linear.begin(), is_linear.begin() + static_cast<std::ptrdiff_t>(layers), is_moe.begin(),
+                 kinds.begin(), [](std::uint8_t linear, std::uint8_t moe) { return linear | moe << 2; });
+  if (sparse) index_sharing->mark_own_indexers(kinds, 1 << 1);
+  if (compressed) {
+    for (std::size_t i = 0; i < layers; ++i) kinds[i] |= static_cast<std::uint8_t>(compression[i]) << 3;
+  }
   // Room for the runs there are: room for one per layer was a block too large
   // for the allocator's fast per-thread cache.
   std::size_t runs = layers > 0 ? 1 : 0;
-  for (std::size_t i = 1; i < layers; ++i) runs += !same_key(i - 1, i);
+  if (windows.empty() && layers > 1) {
+    runs += std::transform_reduce(kinds.begin() + 1, kinds.end(), kinds.begin(), std::size_t{0}, std::plus<>(),
+                                  std::not_equal_to<>());
+  } else {
+    for (std::size_t i = 1; i < layers; ++i) runs += !same_key(i - 1, i);
+  }
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
   model.layers.reserve(std::min(runs, kUsualKeys), runs);
   std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers

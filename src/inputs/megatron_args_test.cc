@@ -46,6 +46,8 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
        "moe_layer_freq: the list has 3 entries; it must have num_layers = 4"},
       {R"("num_experts": 8, "moe_layer_freq": [1, 0, 2, 1], "moe_router_topk": 2)",
        "moe_layer_freq[2] = 2: entries must be 0 or 1"},
+      {R"("num_experts": 8, "moe_layer_freq": [1, -1, 2, 1], "moe_router_topk": 2)",
+       "moe_layer_freq[1] = -1: entries must be 0 or 1"},
       {R"("num_experts": 8, "moe_layer_freq": 0, "moe_router_topk": 2)",
        "moe_layer_freq = 0: must be a positive integer"},
       {R"("num_experts": 8, "moe_layer_freq": 1)", "moe_router_topk is missing: required for MoE layers"},
@@ -139,6 +141,39 @@ TEST(MegatronArgsTest, StandardPathLayers) {
     }
     EXPECT_EQ(kinds, c.kinds);
     EXPECT_EQ(mtp_kinds, c.mtp_kinds);
+  }
+}
+
+// Which decoder layers run their own indexer, against Megatron-LM's rule
+// divided out per layer number n: max(n - max(offset, 1), 0) mod frequency
+// is 0. Each MTP depth numbers its layer 1, which runs it.
+TEST(MegatronArgsTest, IndexSharingMarksTheLayersThatRunTheirIndexer) {
+  struct Case {
+    std::int64_t layers, frequency, offset;
+  };
+  const std::vector<Case> cases = {{4, 1, 0}, {8, 2, 0},  {8, 2, 1},  {8, 4, 3},  {9, 3, 5},
+                                   {5, 7, 0}, {6, 2, 20}, {78, 4, 3}, {12, 5, 2}, {1, 3, 0}};
+  for (const Case& c : cases) {
+    // A list of MoE layers alongside, so that the indexer's marks share each layer's key with another kind.
+    std::string moe_layers;
+    for (std::int64_t i = 0; i < c.layers; ++i) moe_layers += std::string(i ? ", " : "") + (i % 3 == 0 ? "0" : "1");
+    const std::string patch = kDsa + ", \"num_layers\": " + std::to_string(c.layers) +
+                              ", \"dsa_indexer_topk_freq\": " + std::to_string(c.frequency) +
+                              ", \"dsa_indexer_skip_topk_offset\": " + std::to_string(c.offset) +
+                              ", \"num_experts\": 8, \"moe_router_topk\": 2, \"mtp_num_layers\": 1" +
+                              ", \"moe_layer_freq\": [" + moe_layers + "]";
+    SCOPED_TRACE(patch);
+    const Result<Model> model = model_from(patch);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    std::string expected, counted;
+    for (std::int64_t n = 1; n <= c.layers; ++n) {
+      expected += std::max<std::int64_t>(n - std::max<std::int64_t>(c.offset, 1), 0) % c.frequency == 0 ? 'F' : 'S';
+      const Layer& layer = model.value().layers[static_cast<std::size_t>(n - 1)];
+      counted += std::get<DsaAttention>(*layer.mixer).runs_indexer ? 'F' : 'S';
+      EXPECT_EQ(std::holds_alternative<Moe>(*layer.channel_mixer), (n - 1) % 3 != 0) << "layer " << n;
+    }
+    EXPECT_EQ(counted, expected);
+    EXPECT_TRUE(std::get<DsaAttention>(*model.value().mtp_depths[0][0].mixer).runs_indexer);
   }
 }
 
