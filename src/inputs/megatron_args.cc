@@ -1,6 +1,8 @@
 #include "trainflops/megatron_args.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <numeric>
 #include <span>
@@ -613,54 +615,48 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, 1));
     TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
   }
-  // What sets a decoder layer apart from the others: its kinds (linear, runs
-  // its indexer, MoE, the compression kind), a byte per layer, and its window.
-  // The first layer of each key is built, the others repeat it, a run of
-  // equal keys at a time.
-  struct LayerKey {
-    std::uint8_t kinds;
-    std::int64_t window;  // 0 for none (a window is >= 1)
-    bool operator==(const LayerKey&) const = default;
-  };
-  LayerFlags kinds(layers);
-  const auto same_key = [&](std::size_t i, std::size_t j) {  // windows: none or one per layer
-    return kinds[i] == kinds[j] && (windows.empty() || windows[i] == windows[j]);
-  };
+  // What sets a decoder layer apart from the others, a byte per layer: its
+  // kinds (linear, runs its indexer, MoE, the compression kind) and whether it
+  // has a window (the same for every layer that has one). The first layer of
+  // each key is built, the others repeat it, a run of equal keys at a time.
+  constexpr int kRunsIndexerBit = 1, kMoeBit = 2, kCompressionBit = 3, kWindowBit = 5;  // compression: 2 bits
+  LayerFlags keys(layers);
   // Each kind in a pass of its own, by iterators: loops without branches,
   // and byte stores the compiler need not suspect of moving a vector's
   // storage, vectorise.
   std::transform(is_linear.begin(), is_linear.begin() + static_cast<std::ptrdiff_t>(layers), is_moe.begin(),
-                 kinds.begin(), [](std::uint8_t linear, std::uint8_t moe) { return linear | moe << 2; });
-  if (sparse) index_sharing->mark_own_indexers(kinds, 1 << 1);
+                 keys.begin(), [](std::uint8_t linear, std::uint8_t moe) { return linear | moe << kMoeBit; });
+  if (sparse) index_sharing->mark_own_indexers(keys, 1 << kRunsIndexerBit);
   if (compressed) {
-    for (std::size_t i = 0; i < layers; ++i) kinds[i] |= static_cast<std::uint8_t>(compression[i]) << 3;
+    for (std::size_t i = 0; i < layers; ++i) keys[i] |= static_cast<std::uint8_t>(compression[i]) << kCompressionBit;
+  }
+  if (!windows.empty()) {
+    for (std::size_t i = 0; i < layers; ++i) keys[i] |= static_cast<std::uint8_t>(windows[i].has_value()) << kWindowBit;
   }
   // Room for the runs there are: room for one per layer was a block too large
   // for the allocator's fast per-thread cache.
-  std::size_t runs = layers > 0 ? 1 : 0;
-  if (windows.empty() && layers > 1) {
-    runs += std::transform_reduce(kinds.begin() + 1, kinds.end(), kinds.begin(), std::size_t{0}, std::plus<>(),
-                                  std::not_equal_to<>());
-  } else {
-    for (std::size_t i = 1; i < layers; ++i) runs += !same_key(i - 1, i);
-  }
+  const std::size_t runs = layers == 0
+                               ? 0
+                               : 1 + std::transform_reduce(keys.begin() + 1, keys.end(), keys.begin(), std::size_t{0},
+                                                           std::plus<>(), std::not_equal_to<>());
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
   model.layers.reserve(std::min(runs, kUsualKeys), runs);
-  std::vector<std::pair<LayerKey, std::size_t>> built;  // with its index in the decoder's distinct layers
-  built.reserve(kUsualKeys);
+  constexpr std::size_t kNotBuilt = SIZE_MAX;
+  std::array<std::size_t, 1 << (kWindowBit + 1)> built;  // per key: its index in the decoder's distinct layers
+  built.fill(kNotBuilt);
   for (std::size_t i = 0; i < layers;) {
-    const LayerKey key{kinds[i], windows.empty() ? 0 : windows[i].value_or(0)};
-    std::size_t end = i + 1;
-    while (end < layers && same_key(i, end)) ++end;
+    const std::uint8_t key = keys[i];
+    const auto end = static_cast<std::size_t>(std::find_if(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end(),
+                                                           [&](std::uint8_t k) { return k != key; }) -
+                                              keys.begin());
     const auto repeats = static_cast<std::int64_t>(end - i);
-    const auto same = std::find_if(built.begin(), built.end(), [&](const auto& b) { return b.first == key; });
-    if (same != built.end()) {
-      model.layers.append_again(same->second, repeats);
+    if (built[key] != kNotBuilt) {
+      model.layers.append_again(built[key], repeats);
     } else {
       Layer layer;
       TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
       TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, static_cast<std::int64_t>(i + 1), layer));
-      built.emplace_back(key, model.layers.append(layer, repeats));
+      built[key] = model.layers.append(layer, repeats);
     }
     i = end;
   }
