@@ -75,8 +75,8 @@ py::object to_python(const Flops& flops) {
 
 std::string python_repr(py::handle value) { return py::repr(value).cast<std::string>(); }
 
-Int128 int128_from(py::handle value, const std::string& what) {
-  if (!is_integer(value)) throw ErrorException(what + " = " + python_repr(value) + ": must be an integer");
+Int128 int128_from(py::handle value, std::string_view what) {
+  if (!is_integer(value)) throw ErrorException(std::string(what) + " = " + python_repr(value) + ": must be an integer");
   const py::int_ integer = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
   if (!integer) throw py::error_already_set();
   int overflow = 0;
@@ -84,14 +84,17 @@ Int128 int128_from(py::handle value, const std::string& what) {
   if (!overflow) return narrow;  // the common case, without text
   const std::string text = py::reinterpret_steal<py::str>(PyObject_Str(integer.ptr())).cast<std::string>();
   const std::optional<Int128> parsed = parse_decimal(text);
-  if (!parsed) throw ErrorException(what + " = " + text + ": does not fit in 128 bits", ErrorCode::kOverflow);
+  if (!parsed) {
+    throw ErrorException(std::string(what) + " = " + text + ": does not fit in 128 bits", ErrorCode::kOverflow);
+  }
   return *parsed;
 }
 
-std::int64_t int64_from(py::handle value, const std::string& what) {
+std::int64_t int64_from(py::handle value, std::string_view what) {
   const Int128 wide = int128_from(value, what);
   if (wide < INT64_MIN || wide > INT64_MAX) {
-    throw ErrorException(what + " = " + to_decimal(wide) + ": does not fit in 64 bits", ErrorCode::kOverflow);
+    throw ErrorException(std::string(what) + " = " + to_decimal(wide) + ": does not fit in 64 bits",
+                         ErrorCode::kOverflow);
   }
   return static_cast<std::int64_t>(wide);
 }

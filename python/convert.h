@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -54,8 +55,8 @@ py::object to_python(const Flops& flops);
 // An integer: a Python int or anything with __index__ (NumPy integers), not a
 // bool or a float. Errors: "<what> = <repr>: must be an integer" and
 // "<what> = <value>: does not fit in 128 bits" (64 bits for the int64 form).
-Int128 int128_from(py::handle value, const std::string& what);
-std::int64_t int64_from(py::handle value, const std::string& what);
+Int128 int128_from(py::handle value, std::string_view what);
+std::int64_t int64_from(py::handle value, std::string_view what);
 
 // A torch tensor as the NumPy array that shares its memory (an error for a
 // tensor on another device, which says to call .cpu(): copying it here would

@@ -114,11 +114,11 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention 
 // must then be set).
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
-// Model-level terms: one MTP depth's 2h -> h projection and norms (3h + 2h^2
-// FMAs per token, as Megatron-LM counts them; executed mode counts only the
-// 2h^2 of the product); the logits of one output head.
-Terms mtp_projection_terms(std::int64_t hidden_size, Convention convention);
-Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size);
+// Model-level terms, one each: one MTP depth's 2h -> h projection and norms
+// (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts
+// only the 2h^2 of the product); the logits of one output head.
+Term mtp_projection_term(std::int64_t hidden_size, Convention convention);
+Term logits_term(std::int64_t hidden_size, std::int64_t vocab_size);
 
 // Dispatches on the variant.
 Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention);

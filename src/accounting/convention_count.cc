@@ -322,12 +322,12 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
     for (const LayerStack& depth : model.mtp_depths) {
       add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
       if (c.mtp == MtpRule::kFull) {
-        sum.add(mtp_projection_terms(model.hidden_size, projections_mode(c)), tokens);
-        sum.add(logits_terms(model.hidden_size, model.vocab_size), tokens);
+        sum.add({mtp_projection_term(model.hidden_size, projections_mode(c))}, tokens);
+        sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
       }
     }
   }
-  sum.add(logits_terms(model.hidden_size, model.vocab_size), tokens);
+  sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
   if (sum.overflowed()) {
     return Error(ErrorCode::kOverflow,
                  "the FLOPs of one sequence of " + std::to_string(seq_length) + " tokens do not fit in 128 bits");

@@ -114,16 +114,16 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
     }
     for (const LayerStack::Run& run : stack.runs()) counted.parts[first_part + run.layer].uses += run.count;
   };
-  const auto add_terms = [&](const Terms& terms, std::size_t copies, std::size_t depth) {
-    counted.parts.push_back({counted.terms.size(), copies * terms.size(), 1, nullptr, 0, depth});
-    for (std::size_t i = 0; i < copies; ++i) counted.terms.insert(counted.terms.end(), terms.begin(), terms.end());
+  const auto add_term = [&](const Term& term, std::size_t copies, std::size_t depth) {
+    counted.parts.push_back({counted.terms.size(), copies, 1, nullptr, 0, depth});
+    counted.terms.insert(counted.terms.end(), copies, term);
   };
   add_stack(model.layers, 0);
   for (std::size_t d = 1; d <= model.mtp_depths.size(); ++d) {
-    if (!is_megatron_hybrid(convention)) add_terms(mtp_projection_terms(h, convention), 1, d);
+    if (!is_megatron_hybrid(convention)) add_term(mtp_projection_term(h, convention), 1, d);
     add_stack(model.mtp_depths[d - 1], d);
   }
-  add_terms(logits_terms(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
+  add_term(logits_term(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
 }
 
 // The name of a part's row, or of its stack's rows before their numbers:
@@ -162,20 +162,25 @@ double megatron_contribution(const Term& term, std::int64_t uses) {
   return estimate_of(term) * static_cast<double>(uses);
 }
 
-// Megatron-LM's estimate of every statistic from T and S2.
-Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics, Int128 tokens, Int128 squared_sum,
-                                               std::optional<std::int64_t> seq_length) {
-  const MegatronAggregates megatron{to_double(tokens), to_double(squared_sum), seq_length};
+// Megatron-LM's estimate of a statistic, or why it has none.
+Result<double> megatron_estimate_of(const Statistic& statistic, const MegatronAggregates& megatron) {
+  const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+  if (!estimate) {
+    return Error(
+        "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+        "the model's seq_length (args) or a BSHD batch");
+  }
+  return *estimate;
+}
+
+// Megatron-LM's estimate of every statistic.
+Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics,
+                                               const MegatronAggregates& megatron) {
   std::vector<double> estimates;
   estimates.reserve(statistics.size());
   for (const Statistic& statistic : statistics) {
-    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
-    if (!estimate) {
-      return Error(
-          "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
-          "the model's seq_length (args) or a BSHD batch");
-    }
-    estimates.push_back(*estimate);
+    TRAINFLOPS_ASSIGN_OR_RETURN(const double estimate, megatron_estimate_of(statistic, megatron));
+    estimates.push_back(estimate);
   }
   return estimates;
 }
@@ -230,14 +235,14 @@ Result<std::array<Int128, 2>> aggregates_of(const Workload& workload) {
   return std::array<Int128, 2>{tokens, squares};
 }
 
-// Megatron-LM's estimate of every statistic over a valid workload: from its T
+// What Megatron-LM estimates statistics from, over a valid workload: its T
 // and S2, with the sequence length of a BSHD batch, else the model's.
-Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics, const Workload& workload,
-                                               std::optional<std::int64_t> model_seq_length) {
+Result<MegatronAggregates> megatron_aggregates_of(const Workload& workload,
+                                                  std::optional<std::int64_t> model_seq_length) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const auto aggregates, aggregates_of(workload));
   const auto* bshd = std::get_if<Bshd>(&workload);
-  return megatron_estimates(statistics, aggregates[0], aggregates[1],
-                            bshd ? std::optional(bshd->seq_length) : model_seq_length);
+  return MegatronAggregates{to_double(aggregates[0]), to_double(aggregates[1]),
+                            bshd ? std::optional(bshd->seq_length) : model_seq_length};
 }
 
 }  // namespace
@@ -456,7 +461,9 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   StatisticValues values;
   values.tokens = total_tokens(workload);
   if (mode_ == Mode::kMegatron) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, workload, megatron_seq_length_));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
+                                megatron_aggregates_of(workload, megatron_seq_length_));
+    TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, megatron));
     return values;
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
@@ -477,7 +484,9 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(Int128 token
                                                                     std::optional<std::int64_t> seq_length) const {
   StatisticValues values;
   values.tokens = tokens;
-  TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, tokens, squared_sum, seq_length));
+  TRAINFLOPS_ASSIGN_OR_RETURN(
+      values.estimate,
+      megatron_estimates(statistics_, MegatronAggregates{to_double(tokens), to_double(squared_sum), seq_length}));
   return values;
 }
 
@@ -678,14 +687,18 @@ Result<Flops> megatron_total(const Model& model, const Workload& workload) {
 Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& workload) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
   // A count made once has no counter to keep its parts: each thread reuses
-  // one list, so that no call allocates it.
-  thread_local CountParts counted;
+  // its lists, so that no call allocates them.
+  struct Lists {
+    CountParts counted;
+    std::vector<std::pair<Statistic, double>> coefficients;  // per statistic
+  };
+  thread_local Lists lists;
+  CountParts& counted = lists.counted;
   parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone, counted);
   // Each statistic's coefficient, its terms added in the parts' order as a
   // counter adds them; then, as a counter sums them, by statistic.
-  std::vector<std::pair<Statistic, double>> coefficients;
-  constexpr std::size_t kUsualStatistics = 8;  // room enough for most models, not a limit
-  coefficients.reserve(kUsualStatistics);
+  auto& coefficients = lists.coefficients;
+  coefficients.clear();
   for (const CountPart& part : counted.parts) {
     if (part.uses == 0) continue;
     for (const Term& term : std::span(counted.terms).subspan(part.first, part.count)) {
@@ -696,13 +709,13 @@ Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& 
     }
   }
   std::sort(coefficients.begin(), coefficients.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Statistic> statistics;
-  statistics.reserve(coefficients.size());
-  for (const auto& coefficient : coefficients) statistics.push_back(coefficient.first);
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<double> estimates,
-                              megatron_estimates(statistics, workload, model.megatron_seq_length));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
+                              megatron_aggregates_of(workload, model.megatron_seq_length));
   double sum = 0;
-  for (std::size_t i = 0; i < statistics.size(); ++i) sum += coefficients[i].second * estimates[i];
+  for (const auto& [statistic, coefficient] : coefficients) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const double estimate, megatron_estimate_of(statistic, megatron));
+    sum += coefficient * estimate;
+  }
   return Flops{sum, std::nullopt};
 }
 

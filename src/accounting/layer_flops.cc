@@ -313,14 +313,14 @@ Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention)
   return terms_of(add_moe_terms, moe, hidden_size, convention);
 }
 
-Terms mtp_projection_terms(std::int64_t hidden_size, Convention convention) {
+Term mtp_projection_term(std::int64_t hidden_size, Convention convention) {
   const Int128 h = hidden_size;
   const Int128 norms = is_executed(convention) ? 0 : 3 * h;  // not products
-  return {trained_gemm(Component::kMtp, kTokens, norms + 2 * h * h)};
+  return trained_gemm(Component::kMtp, kTokens, norms + 2 * h * h);
 }
 
-Terms logits_terms(std::int64_t hidden_size, std::int64_t vocab_size) {
-  return {trained_gemm(Component::kLogits, kTokens, Int128{hidden_size} * vocab_size)};
+Term logits_term(std::int64_t hidden_size, std::int64_t vocab_size) {
+  return trained_gemm(Component::kLogits, kTokens, Int128{hidden_size} * vocab_size);
 }
 
 Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention) {

@@ -117,8 +117,8 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        moe_terms(Moe{64, 2, 6, std::nullopt, 4, true}, 8, Convention{Mode::kModel}),
        {{Component::kMoeRouted, kTokens, 416, 1}}},
       // 3h + 2h^2 = 24 + 128 = 152 FMAs.
-      {"mtp projection", mtp_projection_terms(8, Convention{Mode::kModel}), {{Component::kMtp, kTokens, 304, 1}}},
-      {"logits", logits_terms(8, 100), {{Component::kLogits, kTokens, 1600, 1}}},
+      {"mtp projection", {mtp_projection_term(8, Convention{Mode::kModel})}, {{Component::kMtp, kTokens, 304, 1}}},
+      {"logits", {logits_term(8, 100)}, {{Component::kLogits, kTokens, 1600, 1}}},
       // Executed: the LoRA norms (4 + 3 per token) are not products: 465 - 7 = 458 FMAs.
       {"mla executed",
        mla_attention_terms(mla, 16, Convention{Mode::kExecuted}),
@@ -131,7 +131,7 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
         {Component::kMoeRouter, kTokens, 1024, 1}}},
       // Executed: only the 2h^2 = 128 FMAs of the projection.
       {"mtp projection executed",
-       mtp_projection_terms(8, Convention{Mode::kExecuted}),
+       {mtp_projection_term(8, Convention{Mode::kExecuted})},
        {{Component::kMtp, kTokens, 256, 1}}},
   };
   for (const LayerCase& c : cases) {
