@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "accounting/megatron_total.h"
@@ -47,22 +48,45 @@ std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vecto
   return result;
 }
 
+// A hash of the scalar arguments: equal arguments have equal fingerprints,
+// and arguments of one model family differ in their scalars.
+std::uint64_t fingerprint(const MegatronArgs& args) {
+  std::uint64_t hash = 0;
+  for_each_megatron_arg(args, [&](std::string_view, const auto& member) {
+    using Value = typename std::remove_cvref_t<decltype(member)>::value_type;
+    std::uint64_t value = member.has_value();
+    if constexpr (std::is_same_v<Value, double>) {
+      if (member) value += std::bit_cast<std::uint64_t>(*member);
+    } else if constexpr (std::is_integral_v<Value>) {
+      if (member) value += static_cast<std::uint64_t>(*member);
+    }
+    hash = (std::rotl(hash, 5) ^ value) * 0x9E3779B97F4A7C15u;
+  });
+  return hash;
+}
+
 // The models of the last few distinct argument sets: a training loop passes
 // the same args namespace every iteration, and building the model and its
 // counter costs far more than reading the arguments.
 std::shared_ptr<PyModel> from_recent_args(const std::shared_ptr<const MegatronArgs>& args) {
   constexpr std::size_t kRecent = 8;
+  struct Entry {
+    std::uint64_t fingerprint;  // compared before the arguments
+    std::shared_ptr<const MegatronArgs> args;
+    std::shared_ptr<PyModel> model;
+  };
   // A ring: a new entry replaces the oldest in place, so that no entry moves.
-  static std::vector<std::pair<std::shared_ptr<const MegatronArgs>, std::shared_ptr<PyModel>>> recent;
+  static std::vector<Entry> recent;
   static std::size_t oldest = 0;
-  for (const auto& [held, model] : recent) {
-    if (*held == *args) return model;
+  const std::uint64_t print = fingerprint(*args);
+  for (const Entry& entry : recent) {
+    if (entry.fingerprint == print && *entry.args == *args) return entry.model;
   }
   std::shared_ptr<PyModel> model = from_megatron_args(*args, {});
   if (recent.size() < kRecent) {
-    recent.emplace_back(args, model);
+    recent.push_back({print, args, model});
   } else {
-    recent[oldest] = {args, model};
+    recent[oldest] = {print, args, model};
     oldest = (oldest + 1) % kRecent;
   }
   return model;

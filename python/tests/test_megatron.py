@@ -1,6 +1,7 @@
 """trainflops.megatron.num_floating_point_operations as Megatron-LM's training loop calls it."""
 import argparse
 import copy
+import inspect
 import json
 import types
 
@@ -126,9 +127,10 @@ def test_a_name_unset_after_the_first_change_counts_as_unset():
 
 
 def test_each_call_counts_its_own_values(tmp_path):
-    # A call converts only the values that differ from the previous call's (the others are taken from it); each
-    # count must still be that of a JSON file of the same arguments, which is read whole. An int subclass is not a
-    # plain value: it is converted the general way when it changes, and taken over when it does not.
+    # A call converts only the values that differ from the previous call's (the others are taken from it), and finds
+    # the models of recent arguments by a hash of their scalars; each count must still be that of a JSON file of the
+    # same arguments, which is read whole. An int subclass is not a plain value: it is converted the general way when
+    # it changes, and taken over when it does not.
 
     class Width(int):
         pass
@@ -143,6 +145,10 @@ def test_each_call_counts_its_own_values(tmp_path):
              dict(moe, ffn_hidden_size=odd_width),
              dict(moe, ffn_hidden_size=odd_width, moe_router_topk=3),
              dict(moe, ffn_hidden_size=odd_width, moe_router_topk=3, swiglu=False),
+             # Equal scalars, other lists: recent models must be told apart by their lists too.
+             dict(moe, moe_layer_freq=[1, 1, 1, 0]),
+             moe,
+             dict(moe, moe_layer_freq=[1, 1, 1, 0]),
              {}]
     for step, changes in enumerate(steps):
         path = tmp_path / ("%d.json" % step)
@@ -251,6 +257,45 @@ def test_invalid_arguments_raise_trainflops_error(call, message):
     with pytest.raises(trainflops.TrainflopsError) as raised:
         num_floating_point_operations(*call)
     assert str(raised.value) == message
+
+
+def test_arguments_by_position_or_by_keyword_as_megatron_lm_passes_them():
+    args = namespace()
+    expected = num_floating_point_operations(args, 8, 12345, 678)
+    assert num_floating_point_operations(args, 8, seqlen_squared_sum_in_batch=12345,
+                                         total_real_tokens_in_batch=678) == expected
+    assert num_floating_point_operations(total_real_tokens_in_batch=678, seqlen_squared_sum_in_batch=12345,
+                                         batch_size=8, args=args) == expected
+    built = "".join(["batch", "_size"])  # a keyword that is not an interned string
+    assert num_floating_point_operations(args, **{built: 8}) == num_floating_point_operations(args, 8)
+    assert str(inspect.signature(num_floating_point_operations)) == (
+        "(args, batch_size, seqlen_squared_sum_in_batch=None, total_real_tokens_in_batch=None)")
+
+
+WRONG_CALLS = [
+    ((), {}, "num_floating_point_operations() missing required argument 'args'"),
+    ((namespace(),), {}, "num_floating_point_operations() missing required argument 'batch_size'"),
+    ((namespace(), 8, 1, 1, 1), {}, "num_floating_point_operations() takes at most 4 arguments (5 given)"),
+    ((namespace(),), {"batch": 8}, "num_floating_point_operations() got an unexpected keyword argument 'batch'"),
+    ((namespace(), 8), {"batch_size": 8},
+     "num_floating_point_operations() got multiple values for argument 'batch_size'"),
+]
+
+
+@pytest.mark.parametrize("args,keywords,message", WRONG_CALLS, ids=[message[32:] for _, _, message in WRONG_CALLS])
+def test_a_call_with_wrong_arguments_raises_type_error(args, keywords, message):
+    with pytest.raises(TypeError) as raised:
+        num_floating_point_operations(*args, **keywords)
+    assert str(raised.value) == message
+
+
+def test_a_python_error_while_reading_an_argument_is_raised_as_it_is():
+    class FailingIndex:
+        def __index__(self):
+            raise KeyError("no index")
+
+    with pytest.raises(KeyError, match="no index"):
+        num_floating_point_operations(namespace(), FailingIndex())
 
 
 class ComputedArgs:

@@ -66,6 +66,7 @@ namespace {
 
 // Recomputation adds one forward to the terms it re-executes.
 void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
+  if (recompute == Recompute::kNone) return;
   for (Term& term : terms) {
     const bool core = term.component == Component::kCoreAttention || term.component == Component::kDsaCoreAttention;
     if (term.forward && (recompute == Recompute::kFull || (recompute == Recompute::kSelective && core))) {
@@ -684,15 +685,27 @@ Result<Flops> megatron_total(const Model& model, const Workload& workload) {
   return megatron_total_of_valid_model(model, workload);
 }
 
+namespace {
+
+// A count made once has no counter to keep its parts: each thread reuses
+// its lists, so that no call allocates them.
+struct MegatronTotalLists {
+  CountParts counted;
+  std::vector<std::pair<Statistic, double>> coefficients;  // per statistic
+};
+
+// Not inlined: in a shared library each use of a thread-local's address may
+// call for it again, and a count uses the lists in its loops.
+[[gnu::noinline]] MegatronTotalLists& this_threads_lists() {
+  thread_local MegatronTotalLists lists;
+  return lists;
+}
+
+}  // namespace
+
 Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& workload) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
-  // A count made once has no counter to keep its parts: each thread reuses
-  // its lists, so that no call allocates them.
-  struct Lists {
-    CountParts counted;
-    std::vector<std::pair<Statistic, double>> coefficients;  // per statistic
-  };
-  thread_local Lists lists;
+  MegatronTotalLists& lists = this_threads_lists();
   CountParts& counted = lists.counted;
   parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone, counted);
   // Each statistic's coefficient, its terms added in the parts' order as a
