@@ -646,9 +646,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   built.fill(kNotBuilt);
   for (std::size_t i = 0; i < layers;) {
     const std::uint8_t key = keys[i];
-    const auto end = static_cast<std::size_t>(std::find_if(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end(),
-                                                           [&](std::uint8_t k) { return k != key; }) -
-                                              keys.begin());
+    std::size_t end = i + 1;
+    while (end < layers && keys[end] == key) ++end;
     const auto repeats = static_cast<std::int64_t>(end - i);
     if (built[key] != kNotBuilt) {
       model.layers.append_again(built[key], repeats);
