@@ -34,8 +34,10 @@ class Error {
  public:
   static constexpr std::size_t kMaxErrorMessageBytes = 2000;
 
-  explicit Error(std::string message) : Error(ErrorCode::kInvalidInput, std::move(message)) {}
-  Error(ErrorCode code, std::string message);
+  // Cold: code that builds an error is kept apart from the code that
+  // succeeds, which stays dense in the instruction cache.
+  [[gnu::cold]] explicit Error(std::string message) : Error(ErrorCode::kInvalidInput, std::move(message)) {}
+  [[gnu::cold]] Error(ErrorCode code, std::string message);
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
 

@@ -117,18 +117,18 @@ Result<std::int64_t> required(std::string_view name, const std::optional<std::in
 // the rest of building a layer's key.
 using LayerFlags = std::vector<std::uint8_t>;
 
-// A layer frequency as a 0/1 flag per layer of `flags`: an int f marks layer
-// i when i + shift is a multiple of f (with `marks_multiples`) or when it is
-// not; an explicit list must have an entry of 0 or 1 per layer (their count
-// named `count_name`).
+// A layer frequency as `bit`, ORed into the entry of each layer of `flags`
+// that it marks: an int f marks layer i when i + shift is a multiple of f
+// (with `marks_multiples`) or when it is not; an explicit list must have an
+// entry of 0 or 1 per layer (their count named `count_name`).
 Status expand_frequency(std::string_view name, const LayerFrequency& frequency, std::span<std::uint8_t> flags,
-                        std::string_view count_name, std::int64_t shift, bool marks_multiples) {
+                        std::uint8_t bit, std::string_view count_name, std::int64_t shift, bool marks_multiples) {
   const std::size_t count = flags.size();
   if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
     if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
     std::int64_t phase = shift % *every;  // (i + shift) mod f, stepped instead of divided
     for (std::size_t i = 0; i < count; ++i) {
-      flags[i] = (phase == 0) == marks_multiples;
+      if ((phase == 0) == marks_multiples) flags[i] |= bit;
       if (++phase == *every) phase = 0;
     }
     return Ok{};
@@ -146,7 +146,8 @@ Status expand_frequency(std::string_view name, const LayerFrequency& frequency, 
     return Error(std::string(name) + "[" + std::to_string(bad - list.begin()) + "] = " + std::to_string(*bad) +
                  ": entries must be 0 or 1");
   }
-  std::copy(list.begin(), list.end(), flags.begin());
+  std::transform(list.begin(), list.end(), flags.begin(), flags.begin(),
+                 [bit](std::int64_t entry, std::uint8_t flag) { return entry == 1 ? flag | bit : flag; });
   return Ok{};
 }
 
@@ -172,9 +173,9 @@ Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_la
   if (size[0] < 0 || size[0] == INT64_MAX) {
     return Error(shown_size + ": the left side must be a non-negative integer below 2^63 - 1, or -1 for no window");
   }
-  LayerFlags windowed(num_layers, true);
+  LayerFlags windowed(num_layers, !a.window_attn_skip_freq);
   if (a.window_attn_skip_freq) {
-    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, windowed,
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, windowed, 1,
                                                 "num_layers", 1, /*marks_multiples=*/false));
   }
   SlidingWindows windows(num_layers);
@@ -520,15 +521,21 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   const auto layers = static_cast<std::size_t>(num_layers);
   const auto depths = static_cast<std::size_t>(a.mtp_num_layers.value_or(0));
 
+  // What sets a layer apart from the others, a byte per layer (the decoder's,
+  // then the MTP layers'): its kinds (linear, runs its indexer, MoE, the
+  // compression kind) and, for a decoder layer, whether it has a window (the
+  // same for every layer that has one).
+  constexpr std::uint8_t kLinear = 1 << 0, kRunsIndexer = 1 << 1, kMoe = 1 << 2, kWindowed = 1 << 5;
+  constexpr int kCompressionShift = 3;  // two bits
+  LayerFlags kinds(layers + depths);
+
   // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
   // layers follow the last decoder layer.
-  LayerFlags is_moe(layers + depths);
   if (a.num_experts) {
     if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
-    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("moe_layer_freq", *a.moe_layer_freq, std::span(is_moe).first(layers),
-                                                "num_layers", 0,
-                                                /*marks_multiples=*/true));
-    std::fill(is_moe.begin() + static_cast<std::ptrdiff_t>(layers), is_moe.end(), is_moe[layers - 1]);
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("moe_layer_freq", *a.moe_layer_freq, std::span(kinds).first(layers),
+                                                kMoe, "num_layers", 0, /*marks_multiples=*/true));
+    std::fill(kinds.begin() + static_cast<std::ptrdiff_t>(layers), kinds.end(), kinds[layers - 1]);
   }
 
   // Mixers: linear attention where linear_attention_freq marks a layer,
@@ -559,12 +566,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
                  ": DSA (experimental_attention_variant = \"dsa\") is built on multi-latent attention");
   }
-  LayerFlags is_linear(layers + depths, false);
   if (linear) {
     if (!a.linear_attention_freq) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
     }
-    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("linear_attention_freq", *a.linear_attention_freq, is_linear,
+    TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("linear_attention_freq", *a.linear_attention_freq, kinds, kLinear,
                                                 "num_layers + mtp_num_layers", 1, /*marks_multiples=*/false));
   }
 
@@ -575,7 +581,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   std::optional<ChannelMixer> dense, experts;
   // Fills `layer` in place: layers are copied often enough to dominate the cost.
   auto build_layer = [&](std::size_t i, Layer& layer) -> Status {
-    if (is_linear[i]) {
+    if (kinds[i] & kLinear) {
       if (!linear_attention) {
         TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
       }
@@ -598,7 +604,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
       }
       layer.mixer = attention;
     }
-    if (is_moe[i]) {
+    if (kinds[i] & kMoe) {
       if (!experts) {
         TRAINFLOPS_ASSIGN_OR_RETURN(experts, moe(a));
       }
@@ -615,23 +621,15 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     TRAINFLOPS_ASSIGN_OR_RETURN(sparse_attention, dsa_attention(a, 1));
     TRAINFLOPS_ASSIGN_OR_RETURN(index_sharing, IndexSharing::from(a));
   }
-  // What sets a decoder layer apart from the others, a byte per layer: its
-  // kinds (linear, runs its indexer, MoE, the compression kind) and whether it
-  // has a window (the same for every layer that has one). The first layer of
-  // each key is built, the others repeat it, a run of equal keys at a time.
-  constexpr int kRunsIndexerBit = 1, kMoeBit = 2, kCompressionBit = 3, kWindowBit = 5;  // compression: 2 bits
-  LayerFlags keys(layers);
-  // Each kind in a pass of its own, by iterators: loops without branches,
-  // and byte stores the compiler need not suspect of moving a vector's
-  // storage, vectorise.
-  std::transform(is_linear.begin(), is_linear.begin() + static_cast<std::ptrdiff_t>(layers), is_moe.begin(),
-                 keys.begin(), [](std::uint8_t linear, std::uint8_t moe) { return linear | moe << kMoeBit; });
-  if (sparse) index_sharing->mark_own_indexers(keys, 1 << kRunsIndexerBit);
+  // The decoder layers' keys: the first layer of each key is built, the
+  // others repeat it, a run of equal keys at a time.
+  const std::span<std::uint8_t> keys = std::span(kinds).first(layers);
+  if (sparse) index_sharing->mark_own_indexers(keys, kRunsIndexer);
   if (compressed) {
-    for (std::size_t i = 0; i < layers; ++i) keys[i] |= static_cast<std::uint8_t>(compression[i]) << kCompressionBit;
+    for (std::size_t i = 0; i < layers; ++i) keys[i] |= static_cast<std::uint8_t>(compression[i]) << kCompressionShift;
   }
   if (!windows.empty()) {
-    for (std::size_t i = 0; i < layers; ++i) keys[i] |= static_cast<std::uint8_t>(windows[i].has_value()) << kWindowBit;
+    for (std::size_t i = 0; i < layers; ++i) keys[i] |= windows[i] ? kWindowed : 0;
   }
   // Room for the runs there are: room for one per layer was a block too large
   // for the allocator's fast per-thread cache.
@@ -642,7 +640,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
   model.layers.reserve(std::min(runs, kUsualKeys), runs);
   constexpr std::size_t kNotBuilt = SIZE_MAX;
-  std::array<std::size_t, 1 << (kWindowBit + 1)> built;  // per key: its index in the decoder's distinct layers
+  std::array<std::size_t, 2 * kWindowed> built;  // per key: its index in the decoder's distinct layers
   built.fill(kNotBuilt);
   for (std::size_t i = 0; i < layers;) {
     const std::uint8_t key = keys[i];
