@@ -208,7 +208,7 @@ constexpr std::array<bool (*)(PyObject*, MegatronArgs&), kArgCount> kPlainArgRea
 
 // Reads the `changed` of `values` (one per megatron_arg_names(), null when
 // absent) into `args`: false when one of them is not plain.
-bool read_plain_args(const std::vector<py::object>& values, const ArgFlags& changed, MegatronArgs& args) {
+bool read_plain_args(std::span<const py::object, kArgCount> values, const ArgFlags& changed, MegatronArgs& args) {
   for (std::size_t i = 0; i < kArgCount; ++i) {
     if (changed[i] && !kPlainArgReaders[i](values[i].ptr(), args)) return false;
   }
@@ -266,7 +266,7 @@ class ArgNameIndex {
 // the same object, and an interned key that is not one of them equals none
 // of them. False when a key is not an interned str (a dict of JSON's keys):
 // such a dict is read by looking each name up.
-bool read_interned_items(py::handle dict, std::vector<py::object>& values) {
+bool read_interned_items(py::handle dict, std::span<py::object, kArgCount> values) {
   static const ArgNameIndex index;
   Py_ssize_t position = 0;
   PyObject* key = nullptr;
@@ -328,7 +328,7 @@ bool unchanged(const py::object& now, const py::object& then) {
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
   struct Previous {
-    std::vector<py::object> values;            // per name
+    std::array<py::object, kArgCount> values;  // per name
     std::shared_ptr<const MegatronArgs> args;  // converted from them
     std::shared_ptr<PyModel> model;
     py::object dict;  // kept alive, so that its identity means something
@@ -345,8 +345,10 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     while (i < kArgCount && (!previous->lists[i] || unchanged(lookup(names[i]), previous->values[i]))) ++i;
     if (i == kArgCount) return previous->model;
   }
+  // This call's values, the previous call's for the next.
+  const auto next = std::make_shared<Previous>();
+  std::array<py::object, kArgCount>& values = next->values;
   constexpr Py_ssize_t kItemsPerName = 2;
-  std::vector<py::object> values(names.size());
   if (!dict || PyDict_GET_SIZE(dict.ptr()) > kItemsPerName * static_cast<Py_ssize_t>(names.size()) ||
       !read_interned_items(dict, values)) {
     for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
@@ -387,8 +389,12 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
       values[i] = previous->values[i];
     }
   }
-  latest = std::make_shared<const Previous>(
-      Previous{std::move(values), converted, model, py::reinterpret_borrow<py::object>(dict), version, lists});
+  next->args = converted;
+  next->model = model;
+  next->dict = py::reinterpret_borrow<py::object>(dict);
+  next->dict_version = version;
+  next->lists = lists;
+  latest = next;
   return model;
 }
 
