@@ -163,15 +163,11 @@ double megatron_contribution(const Term& term, std::int64_t uses) {
   return estimate_of(term) * static_cast<double>(uses);
 }
 
-// Megatron-LM's estimate of a statistic, or why it has none.
-Result<double> megatron_estimate_of(const Statistic& statistic, const MegatronAggregates& megatron) {
-  const std::optional<double> estimate = megatron_estimate(statistic, megatron);
-  if (!estimate) {
-    return Error(
-        "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
-        "the model's seq_length (args) or a BSHD batch");
-  }
-  return *estimate;
+// Why a statistic has no Megatron-LM estimate.
+Error no_megatron_estimate() {
+  return Error(
+      "seq_length is missing: Megatron-LM estimates DeepSeek-V4's selected entries from it; give "
+      "the model's seq_length (args) or a BSHD batch");
 }
 
 // Megatron-LM's estimate of every statistic.
@@ -180,8 +176,9 @@ Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statis
   std::vector<double> estimates;
   estimates.reserve(statistics.size());
   for (const Statistic& statistic : statistics) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const double estimate, megatron_estimate_of(statistic, megatron));
-    estimates.push_back(estimate);
+    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+    if (!estimate) return no_megatron_estimate();
+    estimates.push_back(*estimate);
   }
   return estimates;
 }
@@ -726,8 +723,9 @@ Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& 
                               megatron_aggregates_of(workload, model.megatron_seq_length));
   double sum = 0;
   for (const auto& [statistic, coefficient] : coefficients) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const double estimate, megatron_estimate_of(statistic, megatron));
-    sum += coefficient * estimate;
+    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
+    if (!estimate) return no_megatron_estimate();
+    sum += coefficient * *estimate;
   }
   return Flops{sum, std::nullopt};
 }

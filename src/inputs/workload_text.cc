@@ -166,7 +166,7 @@ Result<std::int64_t> parse_size(std::string_view text, std::string_view field, s
     return Error(std::string(field) + " = \"" + std::string(text) + "\": must be an integer >= " +
                  std::to_string(minimum) + (with_suffixes ? ", optionally with k or m" : ""));
   };
-  Int128 scale = 1;
+  std::int64_t scale = 1;
   std::string_view digits = text;
   if (with_suffixes && !digits.empty()) {
     const char last = digits.back();
@@ -175,14 +175,15 @@ Result<std::int64_t> parse_size(std::string_view text, std::string_view field, s
     if (scale != 1) digits.remove_suffix(1);
   }
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return invalid();
-  const std::optional<Int128> number = parse_decimal(digits);
-  const std::optional<Int128> value = number ? checked_mul(*number, scale) : std::nullopt;
-  if (!value || *value > INT64_MAX) {
+  // Only digits: std::from_chars reads them all, unless the number passes 64 bits.
+  std::int64_t number = 0, value = 0;
+  if (std::from_chars(digits.data(), digits.data() + digits.size(), number).ec != std::errc() ||
+      __builtin_mul_overflow(number, scale, &value)) {
     return Error(ErrorCode::kOverflow,
                  std::string(field) + " = \"" + std::string(text) + "\": must be at most " + std::to_string(INT64_MAX));
   }
-  if (*value < minimum) return invalid();
-  return static_cast<std::int64_t>(*value);
+  if (value < minimum) return invalid();
+  return value;
 }
 
 Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) {
