@@ -160,8 +160,6 @@ def count_rows(args, cu64):
         stats.reset()
         stats.add_cu_seqlens(cu64)
 
-    # 50 calls a timing: runs of a few milliseconds, which a busy moment of a shared machine disturbs less.
-    seq_stats_time = seconds_per_call(seq_stats, 50)
     rows = []
     sources = [("int64 NumPy array", cu64)]
     try:
@@ -170,9 +168,12 @@ def count_rows(args, cu64):
     except ImportError:
         rows.append(("count(cu_seqlens=) torch tensor", "not measured", "torch is not installed", ""))
     for name, source in sources:
-        counted = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=source, mode="model"), 50)
+        # Timed in alternation with SeqStats, 20 calls a turn: runs of a few milliseconds, which a busy moment of a
+        # shared machine disturbs less, and a drift in its speed slows both alike.
+        counted, _, ratio = side_by_side(lambda: trainflops.count(model, cu_seqlens=source, mode="model"), seq_stats,
+                                         20)
         rows.append((f"count(cu_seqlens=) {name}, 1M docs, GLM-5 DSA", "%.2f ns/doc" % (counted / DOCUMENTS * 1e9),
-                     "%.2fx SeqStats' time over the same array" % (counted / seq_stats_time), "<= 1.2x SeqStats"))
+                     "%.2fx SeqStats' time over the same array" % ratio, "<= 1.2x SeqStats"))
     as_list = cu64.tolist()
     listed = seconds_per_call(lambda: trainflops.count(model, cu_seqlens=as_list, mode="model"), 3)
     converted = seconds_per_call(lambda: np.asarray(as_list), 3)

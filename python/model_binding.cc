@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -299,12 +300,14 @@ std::optional<std::uint64_t> dict_version(py::handle dict) {
 bool unchanged(const py::object& now, const py::object& then) {
   if (now.ptr() == then.ptr()) return true;
   if (!now || !then || !PyList_Check(now.ptr())) return false;
-  // The same items (a list's small ints are shared objects): no tuple to build.
+  // The same items (a list's small ints are shared objects): no tuple to
+  // build. Both hold their items' addresses in one array.
   const Py_ssize_t size = PyList_GET_SIZE(now.ptr());
-  if (PyTuple_Check(then.ptr()) && PyTuple_GET_SIZE(then.ptr()) == size) {
-    Py_ssize_t i = 0;
-    while (i < size && PyList_GET_ITEM(now.ptr(), i) == PyTuple_GET_ITEM(then.ptr(), i)) ++i;
-    if (i == size) return true;
+  if (PyTuple_Check(then.ptr()) && PyTuple_GET_SIZE(then.ptr()) == size &&
+      (size == 0 || std::memcmp(reinterpret_cast<PyListObject*>(now.ptr())->ob_item,
+                                reinterpret_cast<PyTupleObject*>(then.ptr())->ob_item,
+                                static_cast<std::size_t>(size) * sizeof(PyObject*)) == 0)) {
+    return true;
   }
   const py::object items = snapshot(now);
   return PyObject_RichCompareBool(items.ptr(), then.ptr(), Py_EQ) == 1;
@@ -386,7 +389,7 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
       values[i] = snapshot(values[i]);
     } else {  // so there was a previous call
       lists[i] = previous->lists[i];
-      values[i] = previous->values[i];
+      if (values[i].ptr() != previous->values[i].ptr()) values[i] = previous->values[i];  // a list's tuple
     }
   }
   next->args = converted;
