@@ -101,10 +101,14 @@ std::int64_t int64_from(py::handle value, std::string_view what) {
 
 py::object without_tensor(py::handle values, const std::string& what) {
   py::object source = py::reinterpret_borrow<py::object>(values);
+  // An array with a buffer is no tensor (a tensor has none), and asking it for
+  // a device it lacks would raise and catch an AttributeError.
+  if (PyObject_CheckBuffer(values.ptr())) return source;
   if (!py::hasattr(source, "device") || !py::hasattr(source, "numpy")) return source;  // not a torch tensor
-  const std::string device = py::str(source.attr("device")).cast<std::string>();
-  if (source.attr("device").attr("type").cast<std::string>() != "cpu") {
-    throw ErrorException(what + " is a tensor on " + device + ": copy it to the CPU first (" + what + ".cpu())");
+  const py::object device = source.attr("device");
+  if (device.attr("type").cast<std::string>() != "cpu") {
+    throw ErrorException(what + " is a tensor on " + py::str(device).cast<std::string>() +
+                         ": copy it to the CPU first (" + what + ".cpu())");
   }
   return source.attr("detach")().attr("numpy")();
 }

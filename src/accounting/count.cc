@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <map>
 #include <mutex>
 
@@ -39,10 +40,19 @@ struct FlopsCounter::Rows {
 
   std::span<const Term> terms_of(const Part& part) const { return {terms.data() + part.first, part.count}; }
 
-  // The name of the `i`th row of `run`.
+  // The name of the `i`th row of `run`, written into `out`: a report names
+  // every layer, and a name this short needs no allocation of its own.
+  void write_name(const Run& run, std::int64_t i, std::string& out) const {
+    out = prefixes[run.prefix];
+    if (run.first == 0) return;
+    char number[24];
+    out += '.';
+    out.append(number, std::to_chars(number, number + sizeof number, run.first + i).ptr);
+  }
   std::string name(const Run& run, std::int64_t i) const {
-    const std::string& prefix = prefixes[run.prefix];
-    return run.first == 0 ? prefix : prefix + "." + std::to_string(run.first + i);
+    std::string out;
+    write_name(run, i, out);
+    return out;
   }
 
   // What the model's one-line summary needs, which is written only when a
@@ -603,7 +613,7 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
     }
     for (std::int64_t i = 0; i < run.count; ++i) {
       LayerFlops& layer = report.layers.emplace_back(*one);
-      layer.name = rows_->name(run, i);
+      rows_->write_name(run, i, layer.name);
     }
   }
   report.components = model_sums.list();
