@@ -23,6 +23,7 @@
 namespace trainflops::python {
 namespace {
 
+// The number of arguments trainflops reads.
 constexpr std::size_t kArgCount = 0
 #define TRAINFLOPS_COUNT_ARG(type, name) +1
     TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_COUNT_ARG)
@@ -223,7 +224,9 @@ const std::vector<py::str>& python_arg_names() {
   static const std::vector<py::str>* names = [] {
     auto* all = new std::vector<py::str>();  // never freed: destroying it after the interpreter is unsafe
     for (const std::string& name : megatron_arg_names()) {
-      all->push_back(py::reinterpret_steal<py::str>(PyUnicode_InternFromString(name.c_str())));
+      PyObject* interned = PyUnicode_InternFromString(name.c_str());
+      if (!interned) throw py::error_already_set();
+      all->push_back(py::reinterpret_steal<py::str>(interned));
     }
     return all;
   }();
@@ -326,8 +329,8 @@ bool unchanged(const py::object& now, const py::object& then) {
 // `dict`, when the values come from one: CPython before 3.12 versions every
 // dict (PEP 509), and the same dict at the same version holds the same
 // objects, so only the lists among them, which may change in place, are read.
-// A dict with fewer items than a few per name is read in one pass over its
-// items (a step costs a fraction of a lookup).
+// A dict of at most two items per name is read in one pass over its items
+// (a step costs a fraction of a lookup).
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
   struct Previous {
@@ -382,13 +385,12 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   const std::shared_ptr<const MegatronArgs> converted = std::move(args);
   std::shared_ptr<PyModel> model = from_recent_args(converted);
   // Unchanged values keep the previous call's snapshots, lists their tuples.
-  ArgFlags lists{};  // the names whose values are lists
   for (std::size_t i = 0; i < kArgCount; ++i) {
     if (changed[i]) {
-      lists[i] = values[i] && PyList_Check(values[i].ptr());
+      next->lists[i] = values[i] && PyList_Check(values[i].ptr());
       values[i] = snapshot(values[i]);
     } else {  // so there was a previous call
-      lists[i] = previous->lists[i];
+      next->lists[i] = previous->lists[i];
       if (values[i].ptr() != previous->values[i].ptr()) values[i] = previous->values[i];  // a list's tuple
     }
   }
@@ -396,7 +398,6 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   next->model = model;
   next->dict = py::reinterpret_borrow<py::object>(dict);
   next->dict_version = version;
-  next->lists = lists;
   latest = next;
   return model;
 }
