@@ -3,6 +3,7 @@
 #ifndef TRAINFLOPS_INT128_H_
 #define TRAINFLOPS_INT128_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,7 +13,11 @@ namespace trainflops {
 using Int128 = __int128;
 
 // Each returns nullopt when the exact result does not fit in Int128.
-std::optional<Int128> checked_add(Int128 a, Int128 b);
+inline std::optional<Int128> checked_add(Int128 a, Int128 b) {
+  Int128 sum;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
 std::optional<Int128> checked_mul(Int128 a, Int128 b);
 
 // Decimal text of `value`, e.g. "-170141183460469231731687303715884105728".
@@ -22,8 +27,13 @@ std::string to_decimal(Int128 value);
 // when the value does not fit.
 std::optional<Int128> parse_decimal(std::string_view text);
 
-// Nearest double (round to nearest, ties to even).
-double to_double(Int128 value);
+// Nearest double (round to nearest, ties to even). Inline, as counts convert
+// many: a value that fits in 64 bits converts in one instruction, to the same
+// double.
+inline double to_double(Int128 value) {
+  const auto narrow = static_cast<std::int64_t>(value);
+  return narrow == value ? static_cast<double>(narrow) : static_cast<double>(value);
+}
 
 }  // namespace trainflops
 

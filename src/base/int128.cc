@@ -4,12 +4,6 @@
 
 namespace trainflops {
 
-std::optional<Int128> checked_add(Int128 a, Int128 b) {
-  Int128 sum;
-  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
-  return sum;
-}
-
 std::optional<Int128> checked_mul(Int128 a, Int128 b) {
   Int128 product;
   if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
@@ -49,7 +43,5 @@ std::optional<Int128> parse_decimal(std::string_view text) {
   }
   return value;
 }
-
-double to_double(Int128 value) { return static_cast<double>(value); }
 
 }  // namespace trainflops
