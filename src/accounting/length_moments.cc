@@ -575,11 +575,11 @@ struct PassSums {
   }
 };
 
-// One pass over `vectors` groups of eight documents, as `plan` says; returns
-// the sum of the squares. Each output is set, not added to, so that a
+// One pass over `groups` groups of sixteen documents, as `plan` says;
+// returns the sum of the squares. Each output is set, not added to, so that a
 // threshold or pool met by two passes gets the same sums twice.
 template <int kThresholds, bool kWhole, bool kSelected, bool kTable, typename Loader>
-TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const MomentSpec& spec, const Pass& plan,
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t groups, const MomentSpec& spec, const Pass& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
   Loader loader = result;  // in registers, not in memory that the outputs may alias
   __m256i c[kThresholds + 1];
@@ -588,19 +588,14 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
   // The whole and the selected pool of a pass have one size.
   const Remainders<kTable> pool(pool_size(spec, kSelected ? plan.selected : plan.whole));
   // A multiply-add waits for the one before it on the same accumulator, so
-  // consecutive groups of eight alternate between two sets of sums.
+  // the two halves of a group go to two sets of sums.
   PassSums<kThresholds, kWhole, kSelected, kTable> sums, odd;
-  __m256i a, b;
-  std::size_t v = 0;
-  for (; v + 2 <= vectors; v += 2) {
-    loader(8 * v, a, b);
+  for (std::size_t i = 0; i < 16 * groups; i += 16) {
+    __m256i a, b, d, e;
+    loader(i, a, b);
+    loader(i + 8, d, e);
     sums.add(a, b, c, pool);
-    loader(8 * v + 8, a, b);
-    odd.add(a, b, c, pool);
-  }
-  if (v < vectors) {
-    loader(8 * v, a, b);
-    sums.add(a, b, c, pool);
+    odd.add(d, e, c, pool);
   }
   sums.merge(odd);
   for (int t = 0; t < kThresholds; ++t) excess[plan.thresholds[t]] = {sums.below[t].sum(), sums.below[t].squares()};
@@ -611,11 +606,11 @@ TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t vectors, const 
 }
 
 template <typename Loader>
-TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t vectors, const MomentSpec& spec, const Pass& plan,
+TRAINFLOPS_TARGET std::uint64_t pass(Loader& loader, std::size_t groups, const MomentSpec& spec, const Pass& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
-#define TRAINFLOPS_PASS(t, whole, selected)                                                \
-  (table ? pass<t, whole, selected, true>(loader, vectors, spec, plan, excess, remainders) \
-         : pass<t, whole, selected, false>(loader, vectors, spec, plan, excess, remainders))
+#define TRAINFLOPS_PASS(t, whole, selected)                                               \
+  (table ? pass<t, whole, selected, true>(loader, groups, spec, plan, excess, remainders) \
+         : pass<t, whole, selected, false>(loader, groups, spec, plan, excess, remainders))
   const bool whole = plan.whole >= 0, selected = plan.selected >= 0;  // selected only with a threshold
   const bool table = pool_size(spec, plan.whole) <= kMaxTablePool && pool_size(spec, plan.selected) <= kMaxTablePool;
   switch (plan.threshold_count) {
@@ -677,7 +672,7 @@ std::size_t plan_passes(const MomentSpec& spec, Pass* plans) {
   return count;
 }
 
-// The sums of the documents [first, last) that the groups of eight left,
+// The sums of the documents [first, last) that the groups of sixteen left,
 // one by one, added in the same form.
 template <typename Length>
 void add_rest(Length length, std::size_t first, std::size_t last, const MomentSpec& spec, std::uint64_t& squares,
@@ -704,12 +699,12 @@ void convert(const BlockMoments& block, const MomentSpec& spec, ExcessMoments* e
 
 // The passes of plan_passes() over a block.
 template <typename Loader>
-TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t vectors, const MomentSpec& spec, const Pass* plans,
+TRAINFLOPS_TARGET std::uint64_t passes(Loader& loader, std::size_t groups, const MomentSpec& spec, const Pass* plans,
                                        std::size_t count, ExcessMoments* excess, RemainderMoments* remainders) {
   std::uint64_t squares = 0;
   for (std::size_t i = 0; i < count; ++i) {
     Loader again = loader;
-    squares = pass(again, vectors, spec, plans[i], excess, remainders);
+    squares = pass(again, groups, spec, plans[i], excess, remainders);
     if (i + 1 == count) loader = again;
   }
   return squares;
@@ -720,10 +715,10 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t
                                                               const MomentSpec& spec, const Pass* plans,
                                                               std::size_t count, ExcessMoments* excess,
                                                               RemainderMoments* remainders) {
-  const std::size_t head = n / 8 * 8;
+  const std::size_t head = n / 16 * 16;
   LengthsLoader loader(lengths);
   BlockMoments block;
-  block.squares = passes(loader, head / 8, spec, plans, count, excess, remainders);
+  block.squares = passes(loader, head / 16, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   block.tokens = sum_of_64(loader.tokens);
   for (std::size_t i = head; i < n; ++i) {
@@ -744,10 +739,10 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> offsets_moments(const Offset* cu_s
                                                               RemainderMoments* remainders) {
   const std::int64_t first = cu_seqlens[0], last = cu_seqlens[n];
   if (first < 0 || last < first || last - first > static_cast<std::int64_t>(kMaxBlockTokens)) return std::nullopt;
-  const std::size_t head = n / 8 * 8;
+  const std::size_t head = n / 16 * 16;
   Loader loader(cu_seqlens);
   BlockMoments block;
-  block.squares = passes(loader, head / 8, spec, plans, count, excess, remainders);
+  block.squares = passes(loader, head / 16, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   // Differences in 64 bits, wrapping as the loader's do.
   const auto length = [&](std::size_t i) {

@@ -7,7 +7,7 @@
 // A block holds at most kBlockDocuments documents of at most kMaxBlockTokens
 // tokens in all, so that every moment fits in 64 bits
 // (sum L^2 <= (sum L)^2 < 2^62) and every length in 31 bits: the loops run
-// without branches, eight documents at a time with AVX-512 or AVX2 where the
+// without branches, eight or sixteen documents at a time with AVX2 or AVX-512 where the
 // processor has them (length_moments.cc), else one at a time in portable C++. Blocks that break
 // these bounds are counted document by document by the caller, in 128 bits.
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_LENGTH_MOMENTS_H_
