@@ -140,6 +140,9 @@ class FlopsCounter {
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
   Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
+  // The same into `values`, whose lists keep their storage.
+  Status evaluate_statistics(const Workload& workload, StatisticValues& values) const;
+  static StatisticValues& reused_statistic_values();
   // Megatron mode: the estimate of every statistic from T and S2.
   Result<StatisticValues> megatron_values(Int128 tokens, Int128 squared_sum,
                                           std::optional<std::int64_t> seq_length) const;

@@ -180,17 +180,16 @@ Error no_megatron_estimate() {
       "the model's seq_length (args) or a BSHD batch");
 }
 
-// Megatron-LM's estimate of every statistic.
-Result<std::vector<double>> megatron_estimates(std::span<const Statistic> statistics,
-                                               const MegatronAggregates& megatron) {
-  std::vector<double> estimates;
-  estimates.reserve(statistics.size());
+// Megatron-LM's estimate of every statistic, in `estimates` (its storage reused).
+Status megatron_estimates(std::span<const Statistic> statistics, const MegatronAggregates& megatron,
+                          std::vector<double>& estimates) {
+  estimates.clear();
   for (const Statistic& statistic : statistics) {
     const std::optional<double> estimate = megatron_estimate(statistic, megatron);
     if (!estimate) return no_megatron_estimate();
     estimates.push_back(*estimate);
   }
-  return estimates;
+  return Ok{};
 }
 
 // Sum of `length`'s per-document count over a workload's documents.
@@ -465,26 +464,38 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
 }
 
 Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
-  TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
   StatisticValues values;
+  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
+  return values;
+}
+
+Status FlopsCounter::evaluate_statistics(const Workload& workload, StatisticValues& values) const {
+  TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
   values.tokens = total_tokens(workload);
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
                                 megatron_aggregates_of(workload, megatron_seq_length_));
-    TRAINFLOPS_ASSIGN_OR_RETURN(values.estimate, megatron_estimates(statistics_, megatron));
-    return values;
+    return megatron_estimates(statistics_, megatron, values.estimate);
   }
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
     // The block sums SeqStats uses: a pass over the lengths for every statistic at once.
     values.exact.assign(statistics_.size(), 0);
-    if (document_sums_->add_lengths(packed->lengths, values.exact).ok()) return values;
-    values.exact.clear();  // a sum past 2^126: one by one below, to name the overflow
+    if (document_sums_->add_lengths(packed->lengths, values.exact).ok()) return Ok{};
   }
-  values.exact.reserve(statistics_.size());
+  // Each statistic in turn: a BSHD batch, or packed sums past 2^126 (to name the overflow).
+  values.exact.clear();
   for (const Statistic& statistic : statistics_) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 value, exact_statistic(statistic, workload));
     values.exact.push_back(value);
   }
+  return Ok{};
+}
+
+FlopsCounter::StatisticValues& FlopsCounter::reused_statistic_values() {
+  // A sweep or a training loop counts many workloads: each thread keeps one
+  // set of values, so that no count allocates them. Only counts that call no
+  // other counter before they are done with it use it.
+  thread_local StatisticValues values;
   return values;
 }
 
@@ -492,9 +503,8 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(Int128 token
                                                                     std::optional<std::int64_t> seq_length) const {
   StatisticValues values;
   values.tokens = tokens;
-  TRAINFLOPS_ASSIGN_OR_RETURN(
-      values.estimate,
-      megatron_estimates(statistics_, MegatronAggregates{to_double(tokens), to_double(squared_sum), seq_length}));
+  TRAINFLOPS_RETURN_IF_ERROR(megatron_estimates(
+      statistics_, MegatronAggregates{to_double(tokens), to_double(squared_sum), seq_length}, values.estimate));
   return values;
 }
 
@@ -535,7 +545,8 @@ Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int32_t> cu_
 }
 
 Result<Flops> FlopsCounter::total(const Workload& workload) const {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  StatisticValues& values = reused_statistic_values();
+  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
   return total_of(values);
 }
 
@@ -673,7 +684,8 @@ Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& wor
 
 Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
                                                  std::array<double, kAllComponents.size()>& per_component) const {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  StatisticValues& values = reused_statistic_values();
+  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
   ComponentSums sums;
   TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   sums.values(per_component);
