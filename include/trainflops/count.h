@@ -142,6 +142,7 @@ class FlopsCounter {
   Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
   // The same into `values`, whose lists keep their storage.
   Status evaluate_statistics(const Workload& workload, StatisticValues& values) const;
+  // One set of values per thread, for counts that call no other counter while they use it.
   static StatisticValues& reused_statistic_values();
   // Megatron mode: the estimate of every statistic from T and S2.
   Result<StatisticValues> megatron_values(Int128 tokens, Int128 squared_sum,
