@@ -296,6 +296,15 @@ TEST(CliTest, SweepAndPresets) {
   const CliRun count = run("count --preset deepseek-v3.2 --global-batch-size 2 --format json");
   ASSERT_EQ(count.status, 0) << count.err;
   EXPECT_EQ(nlohmann::json::parse(count.out)["workload"]["tokens"], "8192");  // the preset's 4096 tokens
+  // A table of 3000 rows is printed in several parts, every row once, in order.
+  std::string lengths = "1";
+  for (int length = 2; length <= 3000; ++length) lengths += "," + std::to_string(length);
+  const CliRun table = run("sweep --preset glm-5.2 --seq-lengths " + lengths);
+  ASSERT_EQ(table.status, 0) << table.err;
+  ASSERT_GT(table.out.size(), std::size_t{1} << 17);
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 5 + 3000);
+  EXPECT_NE(table.out.find("\n        1 "), std::string::npos);
+  EXPECT_EQ(table.out.rfind("\n     3000 "), table.out.rfind('\n', table.out.size() - 2)) << table.out.substr(0, 600);
   const CliRun unknown = run("sweep --preset glm-6");
   EXPECT_EQ(unknown.status, 2);
   EXPECT_EQ(unknown.err.rfind("trainflops: preset = \"glm-6\": unknown (known: ", 0), 0u) << unknown.err;

@@ -176,6 +176,8 @@ class FlopsCounter {
     double megatron;
   };
   std::vector<ComponentCoefficient> component_coefficients_;
+  // Megatron mode's estimate of one component's part.
+  static double megatron_part(const ComponentCoefficient& c, const StatisticValues& values);
   std::shared_ptr<const StatisticSums> document_sums_;  // exact modes: sums over packed documents
   std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
 };

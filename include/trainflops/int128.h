@@ -18,7 +18,15 @@ inline std::optional<Int128> checked_add(Int128 a, Int128 b) {
   if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
   return sum;
 }
-std::optional<Int128> checked_mul(Int128 a, Int128 b);
+std::optional<Int128> checked_wide_mul(Int128 a, Int128 b);
+// Inline, as counts multiply many: two factors that fit in 64 bits (every
+// length, batch size and width) multiply in one instruction and cannot
+// overflow 128 bits.
+inline std::optional<Int128> checked_mul(Int128 a, Int128 b) {
+  const auto narrow_a = static_cast<std::int64_t>(a), narrow_b = static_cast<std::int64_t>(b);
+  if (narrow_a == a && narrow_b == b) return Int128{narrow_a} * narrow_b;
+  return checked_wide_mul(a, b);
+}
 
 // Decimal text of `value`, e.g. "-170141183460469231731687303715884105728".
 std::string to_decimal(Int128 value);

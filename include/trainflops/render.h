@@ -47,6 +47,11 @@ std::string shortest_decimal(double value);
 std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
                          Format format);
 
+// The same table in parts, for a sweep written as it is counted: the header
+// (with the dense-attention columns if `dense`), then one row per point.
+std::string sweep_table_header(const std::string& model_summary, Mode mode, bool dense);
+void append_sweep_row(std::string& out, const SweepPoint& point, bool dense);
+
 // `trainflops compare`: every framework's number beside model mode's, with
 // each difference split by convention (docs/compare.md). The table and CSV
 // print exact integers; JSON writes them as decimal strings.

@@ -7,8 +7,10 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trainflops/count.h"
@@ -34,6 +36,32 @@ struct SweepPoint {
 // attention by full causal attention.
 Model with_dense_attention(const Model& model);
 
+// A sweep's two counters (the model's and its dense accounting's), prepared
+// once: points one length at a time, for sweeps of more lengths than are
+// worth holding at once.
+class Sweeper {
+ public:
+  // Errors: the model's, as FlopsCounter::create reports them.
+  static Result<Sweeper> create(const Model& model, Mode mode);
+
+  // The point of one sequence of `seq_length` (> 0) tokens. Errors: counts
+  // past the mode's limit.
+  Result<SweepPoint> point(std::int64_t seq_length) const;
+
+  // Whether dense-attention accounting counts differently from the model at
+  // any of `seq_lengths` (the sweep's dense columns mean something): false at
+  // once for a model without DSA, windows or chunks; else the points in turn
+  // up to the first that differs. Errors: point()'s.
+  Result<bool> dense_differs(std::span<const std::int64_t> seq_lengths) const;
+
+ private:
+  Sweeper(FlopsCounter counter, FlopsCounter dense, bool attention_changes)
+      : counter_(std::move(counter)), dense_(std::move(dense)), attention_changes_(attention_changes) {}
+  FlopsCounter counter_, dense_;
+  bool attention_changes_;  // with_dense_attention changed a layer
+};
+
+// Every point of `seq_lengths` (at least one).
 Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode);
 
 }  // namespace trainflops

@@ -659,6 +659,10 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
   return flops;
 }
 
+inline double FlopsCounter::megatron_part(const ComponentCoefficient& c, const StatisticValues& values) {
+  return c.megatron * values.estimate[c.statistic];
+}
+
 Status FlopsCounter::add_components(const StatisticValues& values, ComponentSums& sums) const {
   const bool exact = mode_ != Mode::kMegatron;
   for (const ComponentCoefficient& c : component_coefficients_) {
@@ -668,7 +672,7 @@ Status FlopsCounter::add_components(const StatisticValues& values, ComponentSums
       exact_value = checked_mul(c.exact, values.exact[c.statistic]);
       if (!exact_value) return overflow_error("the FLOPs of " + std::string(component_name(c.component)));
     } else {
-      estimate = c.megatron * values.estimate[c.statistic];
+      estimate = megatron_part(c, values);
     }
     TRAINFLOPS_RETURN_IF_ERROR(sums.add(c.component, estimate, exact_value));
   }
@@ -686,6 +690,15 @@ Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
                                                  std::array<double, kAllComponents.size()>& per_component) const {
   StatisticValues& values = reused_statistic_values();
   TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
+  if (mode_ == Mode::kMegatron) {
+    // Estimates only: added straight into the result, in ComponentSums' order
+    // (the same sums, bit for bit), as a sweep counts thousands.
+    per_component.fill(0);
+    for (const ComponentCoefficient& c : component_coefficients_) {
+      per_component[static_cast<std::size_t>(c.component)] += megatron_part(c, values);
+    }
+    return total_of(values);
+  }
   ComponentSums sums;
   TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   sums.values(per_component);

@@ -19,22 +19,44 @@ Model with_dense_attention(const Model& model) {
   return dense;
 }
 
+Result<Sweeper> Sweeper::create(const Model& model, Mode mode) {
+  const Model dense = with_dense_attention(model);
+  TRAINFLOPS_ASSIGN_OR_RETURN(FlopsCounter counter, FlopsCounter::create(model, mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(FlopsCounter dense_counter, FlopsCounter::create(dense, mode));
+  const bool attention_changes = !(dense.layers == model.layers && dense.mtp_depths == model.mtp_depths);
+  return Sweeper(std::move(counter), std::move(dense_counter), attention_changes);
+}
+
+Result<SweepPoint> Sweeper::point(std::int64_t seq_length) const {
+  const Workload one_sequence = Bshd{1, seq_length};
+  SweepPoint point;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter_.total_and_components(one_sequence, point.components));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense_.total(one_sequence));
+  const auto tokens = static_cast<double>(seq_length);
+  point.seq_length = seq_length;
+  point.per_token = total.value / tokens;
+  point.dense_per_token = dense_total.value / tokens;
+  for (double& part : point.components) part /= tokens;
+  return point;
+}
+
+Result<bool> Sweeper::dense_differs(std::span<const std::int64_t> seq_lengths) const {
+  if (!attention_changes_) return false;
+  for (std::int64_t length : seq_lengths) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const SweepPoint p, point(length));
+    if (p.dense_per_token != p.per_token) return true;
+  }
+  return false;
+}
+
 Result<std::vector<SweepPoint>> sweep(const Model& model, const std::vector<std::int64_t>& seq_lengths, Mode mode) {
   if (seq_lengths.empty()) return Error("seq_lengths: give at least one context length");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter dense, FlopsCounter::create(with_dense_attention(model), mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Sweeper sweeper, Sweeper::create(model, mode));
   std::vector<SweepPoint> points;
   points.reserve(seq_lengths.size());
   for (std::int64_t length : seq_lengths) {
-    const Workload one_sequence = Bshd{1, length};
-    SweepPoint& point = points.emplace_back();
-    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter.total_and_components(one_sequence, point.components));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense.total(one_sequence));
-    const auto tokens = static_cast<double>(length);
-    point.seq_length = length;
-    point.per_token = total.value / tokens;
-    point.dense_per_token = dense_total.value / tokens;
-    for (double& part : point.components) part /= tokens;
+    TRAINFLOPS_ASSIGN_OR_RETURN(SweepPoint point, sweeper.point(length));
+    points.push_back(point);
   }
   return points;
 }

@@ -63,6 +63,34 @@ TEST(SweepTest, DenseColumnsOnlyWhereAttentionIsSparse) {
   EXPECT_EQ(plain.find("dense"), std::string::npos) << plain;
 }
 
+// The streamed table (header, then a row per point) is render_sweep's table,
+// and dense_differs decides its columns as render_sweep does from every point.
+TEST(SweepTest, SweeperStreamsTheSameTable) {
+  Model windowed = preset("llama-3.1-8b");
+  windowed.layers.edit_each([](Layer& layer) { std::get<GqaAttention>(*layer.mixer).window = 1024; });
+  struct Case {
+    Model model;
+    Mode mode;
+    std::vector<std::int64_t> lengths;
+    bool dense;
+  };
+  const Case cases[] = {
+      {glm52(), Mode::kMegatron, {4096, 1, 262144}, true},
+      {preset("llama-3.1-8b"), Mode::kModel, {4096, 8192}, false},  // nothing to make dense
+      {windowed, Mode::kModel, {512, 1024, 8192}, true},            // differs past the window only
+      {windowed, Mode::kModel, {512, 1024}, false},                 // no length past the window
+      {windowed, Mode::kMegatron, {8192}, false},                   // Megatron-LM ignores windows
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.lengths.back());
+    const Sweeper sweeper = Sweeper::create(c.model, c.mode).value();
+    ASSERT_EQ(sweeper.dense_differs(c.lengths).value(), c.dense);
+    std::string streamed = sweep_table_header("m", c.mode, c.dense);
+    for (std::int64_t length : c.lengths) append_sweep_row(streamed, sweeper.point(length).value(), c.dense);
+    EXPECT_EQ(streamed, render_sweep(sweep(c.model, c.lengths, c.mode).value(), "m", c.mode, Format::kTable));
+  }
+}
+
 TEST(SweepTest, ParseSeqLengths) {
   EXPECT_EQ(parse_seq_lengths("4k,32K,1m,100").value(), (std::vector<std::int64_t>{4096, 32768, 1048576, 100}));
   for (const char* bad : {"", "4k,", "0", "-4k", "4g", "k", "+5"}) {

@@ -4,7 +4,7 @@
 
 namespace trainflops {
 
-std::optional<Int128> checked_mul(Int128 a, Int128 b) {
+std::optional<Int128> checked_wide_mul(Int128 a, Int128 b) {
   Int128 product;
   if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
   return product;

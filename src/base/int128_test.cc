@@ -41,6 +41,15 @@ TEST(Int128Test, CheckedArithmeticDetectsOverflow) {
   EXPECT_EQ(checked_mul(Int128{1} << 62, 4), std::optional<Int128>(Int128{1} << 64));
   EXPECT_FALSE(checked_mul(Int128{1} << 64, Int128{1} << 63).has_value());
   EXPECT_FALSE(checked_mul(kMin, -1).has_value());
+  // Factors of 64 bits (the one-instruction product) at their extremes, and
+  // one factor just past them.
+  constexpr std::int64_t kMin64 = INT64_MIN, kMax64 = INT64_MAX;
+  EXPECT_EQ(checked_mul(kMin64, kMin64), std::optional<Int128>(Int128{1} << 126));
+  EXPECT_EQ(checked_mul(kMin64, kMax64), std::optional<Int128>(-(Int128{1} << 126) + (Int128{1} << 63)));
+  EXPECT_EQ(checked_mul(-1, kMin64), std::optional<Int128>(Int128{1} << 63));
+  EXPECT_EQ(checked_mul(Int128{kMax64} + 1, -3), std::optional<Int128>(-3 * (Int128{1} << 63)));
+  EXPECT_EQ(checked_mul(Int128{1} << 63, Int128{1} << 63), std::optional<Int128>(Int128{1} << 126));
+  EXPECT_FALSE(checked_mul(Int128{1} << 64, Int128{1} << 64).has_value());
 }
 
 TEST(Int128Test, ToDoubleRoundsToNearest) {

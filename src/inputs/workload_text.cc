@@ -2,6 +2,7 @@
 // 4k, and lists of context lengths.
 #include "trainflops/workload_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -174,7 +175,9 @@ Result<std::int64_t> parse_size(std::string_view text, std::string_view field, s
     if (last == 'm' || last == 'M') scale = 1024 * 1024;
     if (scale != 1) digits.remove_suffix(1);
   }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return invalid();
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return invalid();
+  }
   // Only digits: std::from_chars reads them all, unless the number passes 64 bits.
   std::int64_t number = 0, value = 0;
   if (std::from_chars(digits.data(), digits.data() + digits.size(), number).ec != std::errc() ||
@@ -198,6 +201,7 @@ Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path,
 
 Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text) {
   std::vector<std::int64_t> lengths;
+  lengths.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), ',')) + 1);
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());

@@ -1,14 +1,43 @@
 #include "report/fixed_decimal.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
+#include <cstring>
 
 namespace trainflops {
 
-char* write_fixed(char* buffer, double value, int decimals) {
+namespace {
+
+// "00" to "99": two digits per division.
+constexpr auto kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (int i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
+
+}  // namespace
+
+char* write_integer_before(char* end, std::uint64_t value) {
+  for (; value >= 100; value /= 100) {
+    end -= 2;
+    std::memcpy(end, &kDigitPairs[2 * (value % 100)], 2);
+  }
+  if (value < 10) {
+    *--end = static_cast<char>('0' + value);
+    return end;
+  }
+  end -= 2;
+  std::memcpy(end, &kDigitPairs[2 * value], 2);
+  return end;
+}
+
+char* write_fixed_before(char* end, double value, int decimals) {
   static constexpr double kScale[kMaxFixedDecimals + 1] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
-  static constexpr std::uint64_t kUnits[kMaxFixedDecimals + 1] = {1, 10, 100, 1000, 10000, 100000, 1000000};
   // Most values are scaled and rounded as an integer, which is far cheaper
   // than std::to_chars' exact conversion. The product is within half a unit
   // in the last place (below 2^-12 under 2^40) of the exact one, so a scaled
@@ -17,18 +46,18 @@ char* write_fixed(char* buffer, double value, int decimals) {
   // std::to_chars.
   const double scaled = value * kScale[decimals];
   if (!std::signbit(value) && scaled < 0x1p40) {
-    const double rounded = std::floor(scaled + 0.5);
-    if (std::fabs(scaled - rounded) < 0.5 - 0x1p-10) {
-      const auto units = static_cast<std::uint64_t>(rounded);
-      char* end = std::to_chars(buffer, buffer + kFixedDecimalCapacity, units / kUnits[decimals]).ptr;
-      if (decimals == 0) return end;
-      *end++ = '.';
-      std::uint64_t fraction = units % kUnits[decimals];
-      for (int i = decimals - 1; i >= 0; --i, fraction /= 10) end[i] = static_cast<char>('0' + fraction % 10);
-      return end + decimals;
+    // Truncating a non-negative value floors it (std::floor is a call where
+    // the baseline instruction set has no rounding instruction).
+    auto units = static_cast<std::uint64_t>(scaled + 0.5);
+    if (std::fabs(scaled - static_cast<double>(units)) < 0.5 - 0x1p-10) {
+      for (int i = 0; i < decimals; ++i, units /= 10) *--end = static_cast<char>('0' + units % 10);
+      if (decimals > 0) *--end = '.';
+      return write_integer_before(end, units);
     }
   }
-  return std::to_chars(buffer, buffer + kFixedDecimalCapacity, value, std::chars_format::fixed, decimals).ptr;
+  char text[kFixedDecimalCapacity];
+  char* text_end = std::to_chars(text, text + kFixedDecimalCapacity, value, std::chars_format::fixed, decimals).ptr;
+  return std::copy_backward(text, text_end, end);
 }
 
 }  // namespace trainflops

@@ -13,7 +13,8 @@ namespace {
 
 std::string fixed(double value, int decimals) {
   char buffer[kFixedDecimalCapacity];
-  return std::string(buffer, write_fixed(buffer, value, decimals));
+  char* end = buffer + kFixedDecimalCapacity;
+  return std::string(write_fixed_before(end, value, decimals), end);
 }
 
 std::string printf_fixed(double value, int decimals) {
@@ -69,6 +70,15 @@ TEST(FixedDecimalTest, AgreesWithPrintfOnRandomAndBoundaryValues) {
         ASSERT_EQ(fixed(value, decimals), printf_fixed(value, decimals)) << printf_fixed(value, 20);
       }
     }
+  }
+}
+
+TEST(FixedDecimalTest, WritesIntegersBackwards) {
+  for (const std::uint64_t value : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{10}, std::uint64_t{1048576},
+                                    std::numeric_limits<std::uint64_t>::max()}) {
+    char buffer[24];
+    char* end = buffer + sizeof buffer;
+    EXPECT_EQ(std::string(write_integer_before(end, value), end), std::to_string(value));
   }
 }
 

@@ -1,7 +1,6 @@
 // Rendering a sweep: the table, JSON and CSV of `trainflops sweep`.
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -81,49 +80,53 @@ std::array<double, kGroups.size()> group_sums(const SweepPoint& point) {
   return sums;
 }
 
-// Appends `text` right-aligned in `width` columns.
-void append_column(std::string& out, std::string_view text, std::size_t width) {
-  if (text.size() < width) out.append(width - text.size(), ' ');
-  out.append(text);
-}
+// A row's columns, written from the right end of a buffer that holds the
+// widest: each number in place, its column starting `width` to the left of
+// its end or where a wider number starts. The spaces of a row of numbers as
+// wide as their columns are laid down at once.
+class RowFromTheRight {
+ public:
+  RowFromTheRight(char* end, std::size_t usual_width) : start_(end), blank_(end - usual_width) {
+    std::fill(blank_, end, ' ');
+  }
+  void fixed(double value, int decimals, std::size_t width, bool times = false) {
+    char* end = start_;
+    if (times) *--start_ = 'x';
+    column(write_fixed_before(start_, value, decimals), end, width);
+  }
+  void integer(std::int64_t value, std::size_t width) {
+    char* end = start_;
+    column(write_integer_before(end, static_cast<std::uint64_t>(value)), end, width);
+  }
+  void newline() { *--start_ = '\n'; }
+  const char* start() const { return start_; }
 
-// Appends `value` with `digits` decimals (as printf's %.<digits>f writes it)
-// and `suffix`, right-aligned in `width` columns: thousands of rows, no
-// temporary strings.
-void append_fixed(std::string& out, double value, int digits, std::size_t width, std::string_view suffix = "") {
-  char buffer[kFixedDecimalCapacity + 8];
-  char* end = std::copy(suffix.begin(), suffix.end(), write_fixed(buffer, value, digits));
-  append_column(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
-}
+ private:
+  // Spaces from the column's start up to its text: those left of blank_
+  // (after a wider number) written here.
+  void column(char* text, char* end, std::size_t width) {
+    start_ = std::min(text, end - width);
+    if (start_ < blank_) {
+      std::fill(start_, std::min(text, blank_), ' ');
+      blank_ = start_;
+    }
+  }
+  char* start_;
+  char* blank_;  // [blank_, start_) holds spaces
+};
+constexpr std::size_t kSweepColumns = 3 + kGroups.size() + 1;
+
+// A row's width with every column (wider numbers only widen it).
+constexpr std::size_t kSweepRowChars = 9 + 3 * 12 + kGroups.size() * 11 + 1;
 
 std::string render_table(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode) {
   // Dense-attention accounting means something only where it differs: a DSA
   // model, or windows the mode counts.
   const bool dense =
       std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.dense_per_token != p.per_token; });
-  std::string out = "trainflops sweep: " + std::string(mode_name(mode)) +
-                    " mode, GFLOPs per token of one training iteration (forward + backward)\n";
-  out += "model  " + model_summary + "\n";
-  if (dense) {
-    out +=
-        "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
-        "sliding window as full causal attention\n";
-  }
-  out += "\n" + pad_left("context", 9) + (dense ? pad_left("dense attn", 12) : "") + pad_left("this model", 12) +
-         (dense ? pad_left("dense/this", 12) : "");
-  for (Group group : kGroups) out += pad_left(group_title(group), 11);
-  out += "\n";
-  out.reserve(out.size() + points.size() * (9 + 3 * 12 + kGroups.size() * 11 + 1));
-  for (const SweepPoint& point : points) {
-    char length[24];
-    append_column(
-        out, std::string_view(length, std::to_chars(length, length + sizeof length, point.seq_length).ptr - length), 9);
-    if (dense) append_fixed(out, point.dense_per_token / 1e9, 1, 12);
-    append_fixed(out, point.per_token / 1e9, 1, 12);
-    if (dense) append_fixed(out, point.dense_per_token / point.per_token, 2, 12, "x");
-    for (double sum : group_sums(point)) append_fixed(out, sum / 1e9, 1, 11);
-    out += '\n';
-  }
+  std::string out = sweep_table_header(model_summary, mode, dense);
+  out.reserve(out.size() + points.size() * kSweepRowChars);
+  for (const SweepPoint& point : points) append_sweep_row(out, point, dense);
   return out;
 }
 
@@ -158,6 +161,35 @@ std::string render_csv(const std::vector<SweepPoint>& points) {
 }
 
 }  // namespace
+
+std::string sweep_table_header(const std::string& model_summary, Mode mode, bool dense) {
+  std::string out = "trainflops sweep: " + std::string(mode_name(mode)) +
+                    " mode, GFLOPs per token of one training iteration (forward + backward)\n";
+  out += "model  " + model_summary + "\n";
+  if (dense) {
+    out +=
+        "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
+        "sliding window as full causal attention\n";
+  }
+  out += "\n" + pad_left("context", 9) + (dense ? pad_left("dense attn", 12) : "") + pad_left("this model", 12) +
+         (dense ? pad_left("dense/this", 12) : "");
+  for (Group group : kGroups) out += pad_left(group_title(group), 11);
+  out += "\n";
+  return out;
+}
+
+void append_sweep_row(std::string& out, const SweepPoint& point, bool dense) {
+  char text[kSweepColumns * (kFixedDecimalCapacity + 16)];
+  RowFromTheRight row(text + sizeof text, kSweepRowChars);
+  row.newline();
+  const std::array<double, kGroups.size()> sums = group_sums(point);
+  for (auto sum = sums.rbegin(); sum != sums.rend(); ++sum) row.fixed(*sum / 1e9, 1, 11);
+  if (dense) row.fixed(point.dense_per_token / point.per_token, 2, 12, true);
+  row.fixed(point.per_token / 1e9, 1, 12);
+  if (dense) row.fixed(point.dense_per_token / 1e9, 1, 12);
+  row.integer(point.seq_length, 9);
+  out.append(row.start(), static_cast<std::size_t>(text + sizeof text - row.start()));
+}
 
 std::string render_sweep(const std::vector<SweepPoint>& points, const std::string& model_summary, Mode mode,
                          Format format) {
