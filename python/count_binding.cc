@@ -41,15 +41,20 @@ Report count(py::handle model_spec, py::handle preset, py::handle hf, const std:
                              total_real_tokens.is_none() && seqlen_squared_sum.is_none();
   if (offsets_alone) {
     const py::object offsets = without_tensor(cu_seqlens, "cu_seqlens");
-    if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
-      std::optional<FlopsCounter> own;
-      if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
-      const FlopsCounter& counter = own ? *own : model->counter(mode);
-      Report report =
-          value_or_throw(std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values));
-      add_parameter_summary(model->model, report);
-      return report;
-    }
+    std::optional<FlopsCounter> own;
+    if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
+    const FlopsCounter& counter = own ? *own : model->counter(mode);
+    const auto counted = [&]() -> Result<Report> {
+      if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
+        return std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values);
+      }
+      // Anything else (a list) is converted once: the only copy the count makes.
+      const std::vector<std::int64_t> converted = int64_vector_from(offsets, "cu_seqlens");
+      return counter.report_cu_seqlens(std::span<const std::int64_t>(converted));
+    };
+    Report report = value_or_throw(counted());
+    add_parameter_summary(model->model, report);
+    return report;
   }
   const Workload workload =
       workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);

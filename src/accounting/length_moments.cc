@@ -358,7 +358,7 @@ TRAINFLOPS_TARGET BlockMoments offsets_moments(const Offset* cu_seqlens, std::si
 
 }  // namespace avx2
 
-// The multiply-add loops (AVX-512 IFMA, 256-bit registers): four documents
+// The multiply-add loops (AVX-512 IFMA, 512-bit registers): eight documents
 // per register in 64-bit lanes, where one vpmadd52luq multiplies and adds.
 // Its products are exact below 2^52, so these loops take only blocks whose
 // lengths are all below 2^26 (any other block goes to the loops above).
@@ -370,7 +370,7 @@ TRAINFLOPS_TARGET BlockMoments offsets_moments(const Offset* cu_seqlens, std::si
 // mask of the documents longer than its threshold.
 namespace ifma {
 
-#define TRAINFLOPS_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512ifma")))
+#define TRAINFLOPS_TARGET __attribute__((target("avx2,avx512f,avx512ifma")))
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -378,55 +378,61 @@ namespace ifma {
 
 constexpr std::uint64_t kMaxLength = (std::uint64_t{1} << 26) - 1;
 
-using avx2::load;
-using avx2::or_of_64;
-using avx2::sum_of_64;
+// Where the processor runs 512-bit instructions at full width, each takes
+// twice the documents of a 256-bit one; where it splits them, no fewer.
+TRAINFLOPS_TARGET inline __m512i load(const void* at) { return _mm512_loadu_si512(at); }
+TRAINFLOPS_TARGET inline std::uint64_t sum_of_64(__m512i v) {
+  return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(v));
+}
+TRAINFLOPS_TARGET inline std::uint64_t or_of_64(__m512i v) {
+  return static_cast<std::uint64_t>(_mm512_reduce_or_epi64(v));
+}
 
 // A sum of values below 2^26 and of their squares, over two registers at a
 // time, each into accumulators of its own (so that consecutive multiply-adds
 // do not wait for each other, and no sum of the two is kept between them).
 struct SquareSum {
-  TRAINFLOPS_TARGET SquareSum() : sum_a(_mm256_setzero_si256()), sum_b(sum_a), squares_a(sum_a), squares_b(sum_a) {}
-  __m256i sum_a, sum_b, squares_a, squares_b;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
-    sum_a = _mm256_add_epi64(sum_a, a);
-    sum_b = _mm256_add_epi64(sum_b, b);
+  TRAINFLOPS_TARGET SquareSum() : sum_a(_mm512_setzero_si512()), sum_b(sum_a), squares_a(sum_a), squares_b(sum_a) {}
+  __m512i sum_a, sum_b, squares_a, squares_b;
+  TRAINFLOPS_TARGET void add(__m512i a, __m512i b) {
+    sum_a = _mm512_add_epi64(sum_a, a);
+    sum_b = _mm512_add_epi64(sum_b, b);
     add_squares(a, b);
   }
-  TRAINFLOPS_TARGET void add_squares(__m256i a, __m256i b) {
-    squares_a = _mm256_madd52lo_epu64(squares_a, a, a);
-    squares_b = _mm256_madd52lo_epu64(squares_b, b, b);
+  TRAINFLOPS_TARGET void add_squares(__m512i a, __m512i b) {
+    squares_a = _mm512_madd52lo_epu64(squares_a, a, a);
+    squares_b = _mm512_madd52lo_epu64(squares_b, b, b);
   }
   // Adds a and b where ka and kb have their lanes.
-  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
-    sum_a = _mm256_mask_add_epi64(sum_a, ka, sum_a, a);
-    sum_b = _mm256_mask_add_epi64(sum_b, kb, sum_b, b);
-    squares_a = _mm256_mask_madd52lo_epu64(squares_a, ka, a, a);
-    squares_b = _mm256_mask_madd52lo_epu64(squares_b, kb, b, b);
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m512i a, __m512i b) {
+    sum_a = _mm512_mask_add_epi64(sum_a, ka, sum_a, a);
+    sum_b = _mm512_mask_add_epi64(sum_b, kb, sum_b, b);
+    squares_a = _mm512_mask_madd52lo_epu64(squares_a, ka, a, a);
+    squares_b = _mm512_mask_madd52lo_epu64(squares_b, kb, b, b);
   }
   TRAINFLOPS_TARGET void merge(const SquareSum& other) {
-    sum_a = _mm256_add_epi64(sum_a, other.sum_a);
-    sum_b = _mm256_add_epi64(sum_b, other.sum_b);
-    squares_a = _mm256_add_epi64(squares_a, other.squares_a);
-    squares_b = _mm256_add_epi64(squares_b, other.squares_b);
+    sum_a = _mm512_add_epi64(sum_a, other.sum_a);
+    sum_b = _mm512_add_epi64(sum_b, other.sum_b);
+    squares_a = _mm512_add_epi64(squares_a, other.squares_a);
+    squares_b = _mm512_add_epi64(squares_b, other.squares_b);
   }
-  TRAINFLOPS_TARGET std::uint64_t sum() const { return sum_of_64(_mm256_add_epi64(sum_a, sum_b)); }
-  TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of_64(_mm256_add_epi64(squares_a, squares_b)); }
+  TRAINFLOPS_TARGET std::uint64_t sum() const { return sum_of_64(_mm512_add_epi64(sum_a, sum_b)); }
+  TRAINFLOPS_TARGET std::uint64_t squares() const { return sum_of_64(_mm512_add_epi64(squares_a, squares_b)); }
 };
 
-// Each loader gives eight lengths at a time, in two registers of four, and
+// Each loader gives sixteen lengths at a time, in two registers of eight, and
 // keeps `bits`: an OR from which the caller sees whether every length was
 // below 2^26 (and, for int32 offsets, every offset non-negative).
 struct LengthsLoader {
   TRAINFLOPS_TARGET explicit LengthsLoader(const std::int64_t* in)
-      : lengths(in), bits(_mm256_setzero_si256()), tokens(bits) {}
+      : lengths(in), bits(_mm512_setzero_si512()), tokens(bits) {}
   const std::int64_t* lengths;
-  __m256i bits, tokens;
-  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
+  __m512i bits, tokens;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m512i& a, __m512i& b) {
     a = load(lengths + i);
-    b = load(lengths + i + 4);
-    bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);  // bits | a | b
-    tokens = _mm256_add_epi64(tokens, _mm256_add_epi64(a, b));
+    b = load(lengths + i + 8);
+    bits = _mm512_ternarylogic_epi64(bits, a, b, 0xFE);  // bits | a | b
+    tokens = _mm512_add_epi64(tokens, _mm512_add_epi64(a, b));
   }
   TRAINFLOPS_TARGET bool short_lengths() const { return or_of_64(bits) <= kMaxLength; }
 };
@@ -436,13 +442,13 @@ struct LengthsLoader {
 // ends): their sum is below 2^64, so it equals the last minus the first.
 struct Offsets64Loader {
   TRAINFLOPS_TARGET explicit Offsets64Loader(const std::int64_t* offsets)
-      : cu_seqlens(offsets), bits(_mm256_setzero_si256()) {}
+      : cu_seqlens(offsets), bits(_mm512_setzero_si512()) {}
   const std::int64_t* cu_seqlens;
-  __m256i bits;
-  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
-    a = _mm256_sub_epi64(load(cu_seqlens + i + 1), load(cu_seqlens + i));
-    b = _mm256_sub_epi64(load(cu_seqlens + i + 5), load(cu_seqlens + i + 4));
-    bits = _mm256_ternarylogic_epi64(bits, a, b, 0xFE);
+  __m512i bits;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m512i& a, __m512i& b) {
+    a = _mm512_sub_epi64(load(cu_seqlens + i + 1), load(cu_seqlens + i));
+    b = _mm512_sub_epi64(load(cu_seqlens + i + 9), load(cu_seqlens + i + 8));
+    bits = _mm512_ternarylogic_epi64(bits, a, b, 0xFE);
   }
   TRAINFLOPS_TARGET bool short_lengths() const { return or_of_64(bits) <= kMaxLength; }
 };
@@ -451,16 +457,16 @@ struct Offsets64Loader {
 // decreasing pair shows as a negative difference.
 struct Offsets32Loader {
   TRAINFLOPS_TARGET explicit Offsets32Loader(const std::int32_t* offsets)
-      : cu_seqlens(offsets), bits(_mm256_setzero_si256()), ends(bits) {}
+      : cu_seqlens(offsets), bits(_mm512_setzero_si512()), ends(bits) {}
   const std::int32_t* cu_seqlens;
-  __m256i bits, ends;
-  TRAINFLOPS_TARGET void operator()(std::size_t i, __m256i& a, __m256i& b) {
-    const __m256i end = load(cu_seqlens + i + 1);
-    const __m256i lengths = _mm256_sub_epi32(end, load(cu_seqlens + i));
-    bits = _mm256_or_si256(bits, lengths);
-    ends = _mm256_or_si256(ends, end);
-    a = _mm256_and_si256(lengths, _mm256_set1_epi64x(0xFFFFFFFF));
-    b = _mm256_srli_epi64(lengths, 32);
+  __m512i bits, ends;
+  TRAINFLOPS_TARGET void operator()(std::size_t i, __m512i& a, __m512i& b) {
+    const __m512i end = load(cu_seqlens + i + 1);
+    const __m512i lengths = _mm512_sub_epi32(end, load(cu_seqlens + i));
+    bits = _mm512_or_si512(bits, lengths);
+    ends = _mm512_or_si512(ends, end);
+    a = _mm512_and_si512(lengths, _mm512_set1_epi64(0xFFFFFFFF));
+    b = _mm512_srli_epi64(lengths, 32);
   }
   TRAINFLOPS_TARGET bool short_lengths() const {
     constexpr std::uint64_t kLaneSigns = 0x8000000080000000;
@@ -483,62 +489,61 @@ std::uint64_t pool_size(const MomentSpec& spec, int pool) {
 // 2^32 from a table of eight entries indexed by L mod 8; larger ones mask
 // (and their sums multiply-add the squares).
 constexpr std::uint64_t kMaxTablePool = 8;
-// Over a block a lane, both sets' together, adds at most kBlockDocuments / 4
+// Over a block a lane, both sets' together, adds at most kBlockDocuments / 8
 // table entries: each 32-bit half holds its sum.
-static_assert(kBlockDocuments / 4 * (kMaxTablePool - 1) * (kMaxTablePool - 1) < (std::uint64_t{1} << 32));
+static_assert(kBlockDocuments / 8 * (kMaxTablePool - 1) * (kMaxTablePool - 1) < (std::uint64_t{1} << 32));
 
 template <bool kTable>
 struct Remainders {
   TRAINFLOPS_TARGET explicit Remainders(std::uint64_t pool)
-      : mask(_mm256_set1_epi64x(static_cast<long long>(pool - 1))) {}
-  __m256i mask;
-  TRAINFLOPS_TARGET __m256i of(__m256i lengths) const { return _mm256_and_si256(lengths, mask); }
+      : mask(_mm512_set1_epi64(static_cast<long long>(pool - 1))) {}
+  __m512i mask;
+  TRAINFLOPS_TARGET __m512i of(__m512i lengths) const { return _mm512_and_si512(lengths, mask); }
 };
 
 template <>
 struct Remainders<true> {
   TRAINFLOPS_TARGET explicit Remainders(std::uint64_t pool) {
-    alignas(32) std::uint64_t entries[8];
+    std::uint64_t table[8];
     for (std::uint64_t j = 0; j < 8; ++j) {
       const std::uint64_t r = j & (pool - 1);
-      entries[j] = r | r * r << 32;
+      table[j] = r | r * r << 32;
     }
-    low = load(entries);
-    high = load(entries + 4);
+    entries = load(table);
   }
-  __m256i low, high;
-  TRAINFLOPS_TARGET __m256i of(__m256i lengths) const { return _mm256_permutex2var_epi64(low, lengths, high); }
+  __m512i entries;
+  TRAINFLOPS_TARGET __m512i of(__m512i lengths) const { return _mm512_permutexvar_epi64(lengths, entries); }
 };
 
 // Sums of Remainders<kTable>::of values: r and r^2.
 template <bool kTable>
 struct RemainderSum {
   SquareSum sums;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) { sums.add(a, b); }
-  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) { sums.add_where(ka, kb, a, b); }
+  TRAINFLOPS_TARGET void add(__m512i a, __m512i b) { sums.add(a, b); }
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m512i a, __m512i b) { sums.add_where(ka, kb, a, b); }
   TRAINFLOPS_TARGET void merge(const RemainderSum& other) { sums.merge(other.sums); }
   TRAINFLOPS_TARGET RemainderMoments moments() const { return {sums.sum(), sums.squares()}; }
 };
 
 template <>
 struct RemainderSum<true> {
-  TRAINFLOPS_TARGET RemainderSum() : packed_a(_mm256_setzero_si256()), packed_b(packed_a) {}
-  __m256i packed_a, packed_b;
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b) {
-    packed_a = _mm256_add_epi64(packed_a, a);
-    packed_b = _mm256_add_epi64(packed_b, b);
+  TRAINFLOPS_TARGET RemainderSum() : packed_a(_mm512_setzero_si512()), packed_b(packed_a) {}
+  __m512i packed_a, packed_b;
+  TRAINFLOPS_TARGET void add(__m512i a, __m512i b) {
+    packed_a = _mm512_add_epi64(packed_a, a);
+    packed_b = _mm512_add_epi64(packed_b, b);
   }
-  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m256i a, __m256i b) {
-    packed_a = _mm256_mask_add_epi64(packed_a, ka, packed_a, a);
-    packed_b = _mm256_mask_add_epi64(packed_b, kb, packed_b, b);
+  TRAINFLOPS_TARGET void add_where(__mmask8 ka, __mmask8 kb, __m512i a, __m512i b) {
+    packed_a = _mm512_mask_add_epi64(packed_a, ka, packed_a, a);
+    packed_b = _mm512_mask_add_epi64(packed_b, kb, packed_b, b);
   }
   TRAINFLOPS_TARGET void merge(const RemainderSum& other) {
-    packed_a = _mm256_add_epi64(packed_a, other.packed_a);
-    packed_b = _mm256_add_epi64(packed_b, other.packed_b);
+    packed_a = _mm512_add_epi64(packed_a, other.packed_a);
+    packed_b = _mm512_add_epi64(packed_b, other.packed_b);
   }
   TRAINFLOPS_TARGET RemainderMoments moments() const {
-    alignas(32) std::uint64_t lanes[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(packed_a, packed_b));
+    alignas(64) std::uint64_t lanes[8];
+    _mm512_store_si512(lanes, _mm512_add_epi64(packed_a, packed_b));
     RemainderMoments out;
     for (std::uint64_t lane : lanes) {
       out.sum += lane & 0xFFFFFFFF;
@@ -554,16 +559,16 @@ template <int kThresholds, bool kWhole, bool kSelected, bool kTable>
 struct PassSums {
   SquareSum lengths, below[kThresholds + 1];
   RemainderSum<kTable> whole, selected;
-  // Eight lengths, in two registers; `c`: the thresholds, broadcast (the
+  // Sixteen lengths, in two registers; `c`: the thresholds, broadcast (the
   // selected pool's first).
-  TRAINFLOPS_TARGET void add(__m256i a, __m256i b, const __m256i* c, const Remainders<kTable>& pool) {
+  TRAINFLOPS_TARGET void add(__m512i a, __m512i b, const __m512i* c, const Remainders<kTable>& pool) {
     lengths.add_squares(a, b);
-    for (int t = 0; t < kThresholds; ++t) below[t].add(_mm256_min_epu64(a, c[t]), _mm256_min_epu64(b, c[t]));
+    for (int t = 0; t < kThresholds; ++t) below[t].add(_mm512_min_epu64(a, c[t]), _mm512_min_epu64(b, c[t]));
     if constexpr (kWhole || kSelected) {
-      const __m256i ra = pool.of(a), rb = pool.of(b);
+      const __m512i ra = pool.of(a), rb = pool.of(b);
       if constexpr (kWhole) whole.add(ra, rb);
       if constexpr (kSelected) {
-        selected.add_where(_mm256_cmpgt_epu64_mask(a, c[0]), _mm256_cmpgt_epu64_mask(b, c[0]), ra, rb);
+        selected.add_where(_mm512_cmpgt_epu64_mask(a, c[0]), _mm512_cmpgt_epu64_mask(b, c[0]), ra, rb);
       }
     }
   }
@@ -575,25 +580,28 @@ struct PassSums {
   }
 };
 
-// One pass over `groups` groups of sixteen documents, as `plan` says;
+// The documents a pass takes a turn: two loads of sixteen.
+constexpr std::size_t kGroup = 32;
+
+// One pass over `groups` groups of kGroup documents, as `plan` says;
 // returns the sum of the squares. Each output is set, not added to, so that a
 // threshold or pool met by two passes gets the same sums twice.
 template <int kThresholds, bool kWhole, bool kSelected, bool kTable, typename Loader>
 TRAINFLOPS_TARGET std::uint64_t pass(Loader& result, std::size_t groups, const MomentSpec& spec, const Pass& plan,
                                      ExcessMoments* excess, RemainderMoments* remainders) {
   Loader loader = result;  // in registers, not in memory that the outputs may alias
-  __m256i c[kThresholds + 1];
+  __m512i c[kThresholds + 1];
   for (int t = 0; t < kThresholds; ++t)
-    c[t] = _mm256_set1_epi64x(static_cast<long long>(spec.thresholds[plan.thresholds[t]]));
+    c[t] = _mm512_set1_epi64(static_cast<long long>(spec.thresholds[plan.thresholds[t]]));
   // The whole and the selected pool of a pass have one size.
   const Remainders<kTable> pool(pool_size(spec, kSelected ? plan.selected : plan.whole));
   // A multiply-add waits for the one before it on the same accumulator, so
   // the two halves of a group go to two sets of sums.
   PassSums<kThresholds, kWhole, kSelected, kTable> sums, odd;
-  for (std::size_t i = 0; i < 16 * groups; i += 16) {
-    __m256i a, b, d, e;
+  for (std::size_t i = 0; i < kGroup * groups; i += kGroup) {
+    __m512i a, b, d, e;
     loader(i, a, b);
-    loader(i + 8, d, e);
+    loader(i + kGroup / 2, d, e);
     sums.add(a, b, c, pool);
     odd.add(d, e, c, pool);
   }
@@ -672,7 +680,7 @@ std::size_t plan_passes(const MomentSpec& spec, Pass* plans) {
   return count;
 }
 
-// The sums of the documents [first, last) that the groups of sixteen left,
+// The sums of the documents [first, last) that the groups of kGroup left,
 // one by one, added in the same form.
 template <typename Length>
 void add_rest(Length length, std::size_t first, std::size_t last, const MomentSpec& spec, std::uint64_t& squares,
@@ -715,10 +723,10 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> lengths_moments(const std::int64_t
                                                               const MomentSpec& spec, const Pass* plans,
                                                               std::size_t count, ExcessMoments* excess,
                                                               RemainderMoments* remainders) {
-  const std::size_t head = n / 16 * 16;
+  const std::size_t head = n / kGroup * kGroup;
   LengthsLoader loader(lengths);
   BlockMoments block;
-  block.squares = passes(loader, head / 16, spec, plans, count, excess, remainders);
+  block.squares = passes(loader, head / kGroup, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   block.tokens = sum_of_64(loader.tokens);
   for (std::size_t i = head; i < n; ++i) {
@@ -739,10 +747,10 @@ TRAINFLOPS_TARGET std::optional<BlockMoments> offsets_moments(const Offset* cu_s
                                                               RemainderMoments* remainders) {
   const std::int64_t first = cu_seqlens[0], last = cu_seqlens[n];
   if (first < 0 || last < first || last - first > static_cast<std::int64_t>(kMaxBlockTokens)) return std::nullopt;
-  const std::size_t head = n / 16 * 16;
+  const std::size_t head = n / kGroup * kGroup;
   Loader loader(cu_seqlens);
   BlockMoments block;
-  block.squares = passes(loader, head / 16, spec, plans, count, excess, remainders);
+  block.squares = passes(loader, head / kGroup, spec, plans, count, excess, remainders);
   if (!loader.short_lengths()) return std::nullopt;
   // Differences in 64 bits, wrapping as the loader's do.
   const auto length = [&](std::size_t i) {
