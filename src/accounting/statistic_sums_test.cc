@@ -144,21 +144,9 @@ void random_batches_match_closed_forms(const std::vector<Statistic>& statistics)
   std::mt19937_64 rng(7);
   const StatisticSums summer(statistics, 126);
   SCOPED_TRACE(std::to_string(statistics.size()) + " statistics, the last " + statistic_name(statistics.back()));
-  const std::vector<std::size_t> sizes = {0,
-                                          1,
-                                          3,
-                                          4,
-                                          5,
-                                          8,
-                                          17,
-                                          31,
-                                          32,
-                                          33,
-                                          65,
-                                          kBlockDocuments - 1,
-                                          kBlockDocuments,
-                                          kBlockDocuments + 1,
-                                          2 * kBlockDocuments + 3};
+  constexpr std::size_t kBlock = kBlockDocuments;
+  const std::vector<std::size_t> sizes = {
+      0, 1, 3, 4, 5, 8, 17, 31, 32, 33, 65, kBlock - 1, kBlock, kBlock + 1, 2 * kBlock + 3};
   // Up to 2^26 + 9 and 2^27: the multiply-add loops decline those blocks with a length of 2^26 or more, which
   // still fit a block when they are few.
   const std::vector<std::int64_t> maxima = {
