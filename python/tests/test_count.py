@@ -104,9 +104,11 @@ def test_workload_forms_agree():
         {"cu_seqlens": offsets.tolist()},
         {"cu_seqlens": offsets.astype(np.int32)},
         {"cu_seqlens": torch.tensor(offsets, dtype=torch.int64)},
+        {"cu_seqlens": np.repeat(offsets, 2)[::2]},  # strided: converted, as a list is
     ]
-    totals = {trainflops.count(LLAMA_ARGS, mode="model", **form).total for form in forms}
-    assert len(totals) == 1
+    for mode in ("megatron", "model", "executed"):
+        reports = {str(trainflops.count(LLAMA_ARGS, mode=mode, **form)) for form in forms}
+        assert len(reports) == 1, mode
     squares = sum(length * length for length in docs)
     assert (trainflops.count(LLAMA_ARGS, total_real_tokens=5116, seqlen_squared_sum=squares).total
             == trainflops.count(LLAMA_ARGS, docs=docs).total)
