@@ -381,8 +381,14 @@ constexpr std::uint64_t kMaxLength = (std::uint64_t{1} << 26) - 1;
 // Where the processor runs 512-bit instructions at full width, each takes
 // twice the documents of a 256-bit one; where it splits them, no fewer.
 TRAINFLOPS_TARGET inline __m512i load(const void* at) { return _mm512_loadu_si512(at); }
+// Sums wrap modulo 2^64 (_mm512_reduce_add_epi64 adds signed lanes, whose
+// overflow is undefined).
 TRAINFLOPS_TARGET inline std::uint64_t sum_of_64(__m512i v) {
-  return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(v));
+  alignas(64) std::uint64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  std::uint64_t sum = 0;
+  for (std::uint64_t lane : lanes) sum += lane;
+  return sum;
 }
 TRAINFLOPS_TARGET inline std::uint64_t or_of_64(__m512i v) {
   return static_cast<std::uint64_t>(_mm512_reduce_or_epi64(v));
