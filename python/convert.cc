@@ -105,12 +105,13 @@ py::object without_tensor(py::handle values, const std::string& what) {
   // a device it lacks would raise and catch an AttributeError.
   if (PyObject_CheckBuffer(values.ptr())) return source;
   if (!py::hasattr(source, "device") || !py::hasattr(source, "numpy")) return source;  // not a torch tensor
-  const py::object device = source.attr("device");
-  if (device.attr("type").cast<std::string>() != "cpu") {
-    throw ErrorException(what + " is a tensor on " + py::str(device).cast<std::string>() +
+  // Flags, read before anything that would build an object: a training loop passes a tensor on every call.
+  if (!source.attr("is_cpu").cast<bool>()) {
+    throw ErrorException(what + " is a tensor on " + py::str(source.attr("device")).cast<std::string>() +
                          ": copy it to the CPU first (" + what + ".cpu())");
   }
-  return source.attr("detach")().attr("numpy")();
+  if (source.attr("requires_grad").cast<bool>()) source = source.attr("detach")();
+  return source.attr("numpy")();
 }
 
 std::optional<IntegerView> contiguous_integers(py::handle values) {

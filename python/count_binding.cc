@@ -39,26 +39,28 @@ Report count(py::handle model_spec, py::handle preset, py::handle hf, const std:
   // An array of offsets alone is counted in place, in one pass: a training loop may pass millions.
   const bool offsets_alone = !cu_seqlens.is_none() && batch_size.is_none() && seq_length.is_none() && docs.is_none() &&
                              total_real_tokens.is_none() && seqlen_squared_sum.is_none();
-  if (offsets_alone) {
-    const py::object offsets = without_tensor(cu_seqlens, "cu_seqlens");
-    std::optional<FlopsCounter> own;
-    if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
-    const FlopsCounter& counter = own ? *own : model->counter(mode);
-    const auto counted = [&]() -> Result<Report> {
-      if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
-        return std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values);
-      }
-      // Anything else (a list) is converted once: the only copy the count makes.
-      const std::vector<std::int64_t> converted = int64_vector_from(offsets, "cu_seqlens");
-      return counter.report_cu_seqlens(std::span<const std::int64_t>(converted));
-    };
-    Report report = value_or_throw(counted());
-    add_parameter_summary(model->model, report);
-    return report;
+  // Read before the counter is prepared, so that a bad workload is named first, as trainflops::count() names it.
+  const py::object offsets = offsets_alone ? without_tensor(cu_seqlens, "cu_seqlens") : py::object();
+  std::optional<Workload> workload;
+  if (!offsets_alone) {
+    workload = workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
   }
-  const Workload workload =
-      workload_from(*model, batch_size, seq_length, docs, cu_seqlens, total_real_tokens, seqlen_squared_sum);
-  return value_or_throw(trainflops::count(model->model, workload, mode, recompute));
+  // The model's own counter unless recomputation is asked for: a loop counts many batches of one model.
+  std::optional<FlopsCounter> own;
+  if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
+  const FlopsCounter& counter = own ? *own : model->counter(mode);
+  const auto counted = [&]() -> Result<Report> {
+    if (workload) return counter.report(*workload);
+    if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
+      return std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values);
+    }
+    // Anything else (a list) is converted once: the only copy the count makes.
+    const std::vector<std::int64_t> converted = int64_vector_from(offsets, "cu_seqlens");
+    return counter.report_cu_seqlens(std::span<const std::int64_t>(converted));
+  };
+  Report report = value_or_throw(counted());
+  add_parameter_summary(model->parameter_totals(), report);
+  return report;
 }
 
 // Megatron-LM's num_floating_point_operations(args, batch_size,

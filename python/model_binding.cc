@@ -475,6 +475,11 @@ const FlopsCounter& PyModel::counter(Mode mode) const {
   return found->second;
 }
 
+const Result<ModelParameters>& PyModel::parameter_totals() const {
+  if (!parameters) parameters = count_parameter_totals(model);
+  return *parameters;
+}
+
 double PyModel::megatron_total(const Workload& workload) const {
   if (counters.contains(Mode::kMegatron) || std::exchange(counted_in_megatron_mode, true)) {
     return value_or_throw(counter(Mode::kMegatron).total(workload)).value;

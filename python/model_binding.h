@@ -13,6 +13,7 @@
 
 #include "trainflops/count.h"
 #include "trainflops/model.h"
+#include "trainflops/parameters.h"
 
 namespace trainflops::python {
 
@@ -25,9 +26,13 @@ struct PyModel {
   std::vector<std::string> assumed;                           // values a Hugging Face config leaves out, filled in
   mutable std::map<Mode, FlopsCounter> counters;
   mutable bool counted_in_megatron_mode = false;
+  mutable std::optional<Result<ModelParameters>> parameters;
 
   // The counter for `mode`, created on first use.
   const FlopsCounter& counter(Mode mode) const;
+  // count_parameter_totals(model), counted on first use: what every report's
+  // parameter summary reads.
+  const Result<ModelParameters>& parameter_totals() const;
   // The megatron-mode total: the model's first without a counter (arguments
   // not seen before are often counted once, and preparing a counter costs
   // several counts), the later ones from the counter that the second prepares.

@@ -16,8 +16,15 @@ Each data-parallel rank adds the documents it trains on; vector() is a small
 fixed-size list of int64 whose elementwise sum over the ranks (one
 all_reduce(SUM)) is the state of the whole global batch. set_vector() loads
 the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
-      .def(py::init([](py::handle model) { return value_or_throw(SeqStats::create(load_model(model)->model)); }),
-           py::arg("model"), "model: anything count() accepts.")
+      .def(py::init([](py::handle model, py::handle preset, py::handle hf, py::handle grad_mode, bool strict,
+                       bool allow_unknown_flags) {
+             return value_or_throw(
+                 SeqStats::create(model_from(model, preset, hf, grad_mode, strict, allow_unknown_flags)->model));
+           }),
+           py::arg("model") = py::none(), py::kw_only(), py::arg("preset") = py::none(), py::arg("hf") = py::none(),
+           py::arg("dsa_indexer_grad_mode") = py::none(), py::arg("strict") = false,
+           py::arg("allow_unknown_flags") = false,
+           "The model as count() takes it: model, or preset or hf, with the same options.")
       .def(
           "add_cu_seqlens",
           [](SeqStats& self, py::handle cu_seqlens) {

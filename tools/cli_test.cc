@@ -269,6 +269,15 @@ TEST(CliTest, PackedBatchFromCuSeqlensAndDocsAgree) {
   const CliRun cu_k = run("count --mode model --format csv --cu-seqlens " + dir + "cu_k.txt " + model);
   ASSERT_EQ(docs_k.status, 0) << docs_k.err;
   EXPECT_EQ(docs_k.out, cu_k.out);
+  // Offsets of no tokens are named as offsets, with their file, in every mode.
+  std::ofstream(dir + "cu_empty.txt") << "0 0 0\n";
+  for (const char* mode : {"megatron", "model"}) {
+    const CliRun empty = run(std::string("count --mode ") + mode + " --cu-seqlens " + dir + "cu_empty.txt " + model);
+    EXPECT_EQ(empty.status, 2);
+    EXPECT_EQ(empty.err,
+              "trainflops: " + dir +
+                  "cu_empty.txt: cu_seqlens: the batch holds no tokens (the last offset must be positive)\n");
+  }
 }
 
 TEST(CliTest, SweepAndPresets) {

@@ -14,6 +14,7 @@
 #include "trainflops/int128.h"
 #include "trainflops/mode.h"
 #include "trainflops/model.h"
+#include "trainflops/parameters.h"
 #include "trainflops/result.h"
 #include "trainflops/statistic.h"
 #include "trainflops/workload.h"
@@ -188,9 +189,10 @@ class FlopsCounter {
 // errors included.
 Result<Flops> megatron_total(const Model& model, const Workload& workload);
 
-// Sets report.parameters from `model` (the model the report counts) when its
-// parameters can be counted; leaves it unset otherwise.
-void add_parameter_summary(const Model& model, Report& report);
+// Sets report.parameters from `parameters`, count_parameter_totals() of the
+// model the report counts, when they were counted; leaves it unset when they
+// were not (an MoE layer without num_experts) or when 6 N D passes 128 bits.
+void add_parameter_summary(const Result<ModelParameters>& parameters, Report& report);
 
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
 // with Report::parameters.

@@ -46,6 +46,11 @@ Int128 total_tokens(const Workload& workload);
 // entries. Errors name the first entry that is negative or decreasing.
 Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std::int64_t>& cu_seqlens);
 
+// validate()'s rule that a batch holds a token, for documents given by their
+// cu_seqlens offsets (0 first, as lengths_from_cu_seqlens() checks): an error
+// naming cu_seqlens when the last offset, `last`, is 0.
+Status check_offsets_hold_tokens(std::int64_t last);
+
 // "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
 std::string describe(const Workload& workload);
 // The same for packed documents known by their number and tokens:

@@ -117,6 +117,7 @@ def test_workload_forms_agree():
 class FakeCudaTensor:
     """What the module sees of a torch tensor on a GPU."""
     device = torch.device("cuda", 0)
+    is_cpu = False
 
     def numpy(self):
         raise AssertionError("must not be copied")
@@ -144,6 +145,12 @@ ERRORS = [
     (dict(model=LLAMA_ARGS, docs=np.zeros((2, 3), dtype=np.int64)), "docs has 2 dimensions: must be one-dimensional"),
     (dict(model=LLAMA_ARGS, docs=FakeCudaTensor()),
      "docs is a tensor on cuda:0: copy it to the CPU first (docs.cpu())"),
+    (dict(model=LLAMA_ARGS, docs=torch.ones(2, requires_grad=True)),
+     "docs holds elements of buffer format 'f', not integers: give int32 or int64 values"),
+    (dict(model=LLAMA_ARGS, cu_seqlens=[0, 0, 0]),
+     "cu_seqlens: the batch holds no tokens (the last offset must be positive)"),
+    (dict(model=LLAMA_ARGS, cu_seqlens=np.zeros(3, dtype=np.int32), mode="model"),
+     "cu_seqlens: the batch holds no tokens (the last offset must be positive)"),
     (dict(model=LLAMA_ARGS, cu_seqlens=[0, 5, 3]), "cu_seqlens[2] = 3: must not be smaller than the previous offset 5"),
     (dict(model={**LLAMA_ARGS, "num_query_groups": 3}, batch_size=1),
      "layers[0].mixer.num_query_groups = 3: must divide num_heads = 32"),

@@ -72,6 +72,22 @@ def test_reset_and_accumulation():
     assert stats.statistics == ["tokens", "causal_pairs"]
 
 
+def test_model_sources_as_count_takes_them():
+    offsets = [0, 4096, 70000, 70001]
+    counted = trainflops.count(preset="glm-5", cu_seqlens=offsets, mode="model", dsa_indexer_grad_mode="sparse").total
+    for stats in (trainflops.SeqStats(preset="glm-5", dsa_indexer_grad_mode="sparse"),
+                  trainflops.SeqStats(model=trainflops.Model(preset="glm-5", dsa_indexer_grad_mode="sparse"))):
+        stats.add_cu_seqlens(offsets)
+        assert stats.flops() == counted
+    dense_indexer = trainflops.SeqStats(preset="glm-5")
+    dense_indexer.add_cu_seqlens(offsets)
+    assert dense_indexer.flops() != counted
+    with pytest.raises(trainflops.InvalidInputError, match="^several models: give exactly one model source"):
+        trainflops.SeqStats(DENSE_ARGS, preset="glm-5")
+    with pytest.raises(trainflops.InvalidInputError, match="^no model: give exactly one model source"):
+        trainflops.SeqStats()
+
+
 ERRORS = [
     (lambda s: s.add_cu_seqlens([0, 5, 3]), "cu_seqlens[2] = 3: must not be smaller than the previous offset 5"),
     (lambda s: s.add_cu_seqlens([1, 5]), "cu_seqlens[0] = 1: must be 0"),

@@ -515,8 +515,8 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::statistics_of_offsets(std::s
   const bool megatron = mode_ == Mode::kMegatron;
   std::vector<Int128> sums(megatron ? 2 : statistics_.size(), 0);
   TRAINFLOPS_RETURN_IF_ERROR((megatron ? aggregates : *document_sums_).add_cu_seqlens(cu_seqlens, sums));
-  const Int128 tokens = Int128{cu_seqlens.back()} - cu_seqlens.front();
-  if (tokens == 0) return Error("docs: the batch holds no tokens (at least one length must be positive)");
+  TRAINFLOPS_RETURN_IF_ERROR(check_offsets_hold_tokens(cu_seqlens.back()));
+  const Int128 tokens = cu_seqlens.back();
   if (megatron) return megatron_values(tokens, 2 * sums[1] - tokens, megatron_seq_length_);
   StatisticValues values;
   values.exact = std::move(sums);
@@ -708,7 +708,7 @@ Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
-  add_parameter_summary(model, report);
+  add_parameter_summary(count_parameter_totals(model), report);
   return report;
 }
 
@@ -765,9 +765,8 @@ Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& 
   return Flops{sum, std::nullopt};
 }
 
-void add_parameter_summary(const Model& model, Report& report) {
-  const Result<ModelParameters> parameters = count_parameter_totals(model);
-  if (!parameters.ok()) return;  // an MoE layer without num_experts: no total to give
+void add_parameter_summary(const Result<ModelParameters>& parameters, Report& report) {
+  if (!parameters.ok()) return;
   const ParameterCount all = parameters.value().total();
   // "6 N D": one FMA per active parameter and token, trained (x3).
   const auto per_token = checked_mul(all.active, Int128{kFlopsPerFma * kTrainingExpansion});

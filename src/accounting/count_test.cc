@@ -135,15 +135,25 @@ TEST(CountTest, CuSeqlensInPlaceEqualsTheirDocuments) {
       EXPECT_EQ(in_place.value().workload, "THD, 5 packed documents, 1,001 tokens");
     }
   }
-  const FlopsCounter counter = FlopsCounter::create(model, Mode::kModel).value();
-  const std::vector<std::vector<std::int64_t>> bad = {{0}, {1, 5}, {0, 5, 4}, {0, 0, 0}};
-  for (const std::vector<std::int64_t>& offsets_case : bad) {
-    const Result<Report> in_place = counter.report_cu_seqlens(offsets_case);
-    ASSERT_FALSE(in_place.ok());
-    const Result<std::vector<std::int64_t>> lengths = lengths_from_cu_seqlens(offsets_case);
-    const std::string expected =
-        lengths.ok() ? counter.report(PackedDocuments{lengths.value()}).error().message() : lengths.error().message();
-    EXPECT_EQ(in_place.error().message(), expected);
+  struct Bad {
+    std::vector<std::int64_t> offsets;
+    const char* message;
+  };
+  const std::vector<Bad> bad = {
+      {{0}, "cu_seqlens: needs at least two offsets (0 and the end of the first document), got 1"},
+      {{1, 5}, "cu_seqlens[0] = 1: must be 0"},
+      {{0, 5, 4}, "cu_seqlens[2] = 4: must not be smaller than the previous offset 5"},
+      {{0, 0, 0}, "cu_seqlens: the batch holds no tokens (the last offset must be positive)"},
+  };
+  for (Mode mode : {Mode::kMegatron, Mode::kModel}) {
+    const FlopsCounter counter = FlopsCounter::create(model, mode).value();
+    for (const Bad& c : bad) {
+      const std::vector<std::int32_t> narrow(c.offsets.begin(), c.offsets.end());
+      for (const Result<Report>& in_place : {counter.report_cu_seqlens(c.offsets), counter.report_cu_seqlens(narrow)}) {
+        ASSERT_FALSE(in_place.ok());
+        EXPECT_EQ(in_place.error().message(), c.message);
+      }
+    }
   }
 }
 

@@ -23,12 +23,15 @@ Result<Workload> resolve_workload(const WorkloadInput& in, const ResolvedModel& 
   if (in.docs) return Workload{PackedDocuments{*in.docs}};
   if (in.cu_seqlens) {
     TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, lengths_from_cu_seqlens(*in.cu_seqlens));
+    TRAINFLOPS_RETURN_IF_ERROR(check_offsets_hold_tokens(in.cu_seqlens->back()));
     return Workload{PackedDocuments{std::move(lengths)}};
   }
   if (in.cu_seqlens_file) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> offsets, read_cu_seqlens_file(*in.cu_seqlens_file));
     Result<std::vector<std::int64_t>> lengths = lengths_from_cu_seqlens(offsets);
     if (!lengths.ok()) return lengths.error().context(*in.cu_seqlens_file);
+    const Status tokens = check_offsets_hold_tokens(offsets.back());
+    if (!tokens.ok()) return tokens.error().context(*in.cu_seqlens_file);
     return Workload{PackedDocuments{std::move(lengths).value()}};
   }
   if (aggregates) {

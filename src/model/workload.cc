@@ -83,6 +83,11 @@ Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std:
   return lengths;
 }
 
+Status check_offsets_hold_tokens(std::int64_t last) {
+  if (last != 0) return Ok{};
+  return Error("cu_seqlens: the batch holds no tokens (the last offset must be positive)");
+}
+
 std::string describe(const Workload& workload) {
   if (const auto* bshd = std::get_if<Bshd>(&workload)) {
     return "BSHD, " + with_thousands(bshd->batch_size) + (bshd->batch_size == 1 ? " sequence x " : " sequences x ") +

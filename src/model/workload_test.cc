@@ -120,6 +120,13 @@ TEST(WorkloadTest, LengthsFromCuSeqlens) {
   }
 }
 
+TEST(WorkloadTest, OffsetsHoldTokens) {
+  EXPECT_TRUE(check_offsets_hold_tokens(1).ok());
+  const Status empty = check_offsets_hold_tokens(0);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message(), "cu_seqlens: the batch holds no tokens (the last offset must be positive)");
+}
+
 TEST(WorkloadTest, Describe) {
   EXPECT_EQ(describe(Bshd{8, 4096}), "BSHD, 8 sequences x 4,096 tokens = 32,768 tokens");
   EXPECT_EQ(describe(Bshd{1, 4096}), "BSHD, 1 sequence x 4,096 tokens = 4,096 tokens");
