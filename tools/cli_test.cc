@@ -316,7 +316,8 @@ TEST(CliTest, SweepAndPresets) {
   EXPECT_EQ(table.out.rfind("\n     3000 "), table.out.rfind('\n', table.out.size() - 2)) << table.out.substr(0, 600);
   const CliRun unknown = run("sweep --preset glm-6");
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_EQ(unknown.err.rfind("trainflops: preset = \"glm-6\": unknown (known: ", 0), 0u) << unknown.err;
+  EXPECT_EQ(unknown.err.rfind("trainflops: preset = \"glm-6\": unknown; did you mean \"glm-5\"? (known: ", 0), 0u)
+      << unknown.err;
   const CliRun bad_lengths = run("sweep --preset glm-5 --seq-lengths 4k,0");
   EXPECT_EQ(bad_lengths.err,
             "trainflops: --seq-lengths: \"0\" is not a context length (a positive integer, optionally with k or m)\n");

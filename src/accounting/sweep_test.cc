@@ -141,7 +141,20 @@ TEST(PresetsTest, EveryPresetBuildsAndIsFound) {
     ASSERT_TRUE(preset_model(preset).ok()) << preset_model(preset).error().message();
     EXPECT_EQ(find_preset(preset.name).value().name, preset.name);
   }
-  EXPECT_EQ(find_preset("glm-6").error().message().rfind("preset = \"glm-6\": unknown (known: ", 0), 0u);
+  struct Unknown {
+    const char* name;
+    const char* message_start;  // the list of known names follows
+  };
+  const std::vector<Unknown> unknown = {
+      {"glm-6", "preset = \"glm-6\": unknown; did you mean \"glm-5\"? (known: deepseek-v3, "},
+      {"glm5", "preset = \"glm5\": unknown; did you mean \"glm-5\"? (known: deepseek-v3, "},
+      {"kimi-k-2", "preset = \"kimi-k-2\": unknown; did you mean \"kimi-k2\"? (known: deepseek-v3, "},
+      {"gpt-4", "preset = \"gpt-4\": unknown (known: deepseek-v3, "},
+  };
+  for (const Unknown& u : unknown) {
+    const std::string message = find_preset(u.name).error().message();
+    EXPECT_EQ(message.rfind(u.message_start, 0), 0u) << message;
+  }
 }
 
 // The DSA presets' layer schedules, as released.

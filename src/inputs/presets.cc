@@ -6,6 +6,7 @@
 #include "base/json_text.h"
 #include "inputs/megatron_args_json.h"
 #include "inputs/presets_data.h"
+#include "trainflops/edit_distance.h"
 
 namespace trainflops {
 namespace {
@@ -105,11 +106,15 @@ const std::vector<Preset>& presets() {
 
 Result<Preset> find_preset(std::string_view name) {
   std::string known;
+  std::vector<std::string_view> names;
   for (const Preset& preset : presets()) {
     if (preset.name == name) return preset;
     known += (known.empty() ? "" : ", ") + preset.name;
+    names.push_back(preset.name);
   }
-  return Error("preset = \"" + std::string(name) + "\": unknown (known: " + known + ")");
+  const std::optional<std::string> near = nearest_name(name, names, 2);
+  return Error("preset = \"" + std::string(name) + "\": unknown" +
+               (near ? "; did you mean \"" + *near + "\"?" : std::string()) + " (known: " + known + ")");
 }
 
 Result<Model> preset_model(const Preset& preset) {
