@@ -51,9 +51,11 @@ std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vecto
 }
 
 // A hash of the scalar arguments: equal arguments have equal fingerprints,
-// and arguments of one model family differ in their scalars.
+// and arguments of one model family differ in their scalars. Each argument's
+// product is added on its own, so that the products overlap where a chain of
+// them would wait on one another.
 std::uint64_t fingerprint(const MegatronArgs& args) {
-  std::uint64_t hash = 0;
+  std::uint64_t hash = 0, position = 0;
   for_each_megatron_arg(args, [&](std::string_view, const auto& member) {
     using Value = typename std::remove_cvref_t<decltype(member)>::value_type;
     std::uint64_t value = member.has_value();
@@ -62,7 +64,8 @@ std::uint64_t fingerprint(const MegatronArgs& args) {
     } else if constexpr (std::is_integral_v<Value>) {
       if (member) value += static_cast<std::uint64_t>(*member);
     }
-    hash = (std::rotl(hash, 5) ^ value) * 0x9E3779B97F4A7C15u;
+    position += 0x632BE59BD9B4E019u;
+    hash += std::rotl((value ^ position) * 0x9E3779B97F4A7C15u, 29);
   });
   return hash;
 }
@@ -208,11 +211,24 @@ constexpr std::array<bool (*)(PyObject*, MegatronArgs&), kArgCount> kPlainArgRea
 #undef TRAINFLOPS_PLAIN_ARG_READER
 };
 
+// Some of the indices of megatron_arg_names(), in order.
+class ArgIndices {
+ public:
+  void push_back(std::size_t index) { indices_[size_++] = static_cast<std::uint8_t>(index); }
+  bool empty() const { return size_ == 0; }
+  std::span<const std::uint8_t> all() const { return std::span(indices_).first(size_); }
+
+ private:
+  static_assert(kArgCount <= UINT8_MAX);
+  std::array<std::uint8_t, kArgCount> indices_;  // the first size_ are set
+  std::size_t size_ = 0;
+};
+
 // Reads the `changed` of `values` (one per megatron_arg_names(), null when
 // absent) into `args`: false when one of them is not plain.
-bool read_plain_args(std::span<const py::object, kArgCount> values, const ArgFlags& changed, MegatronArgs& args) {
-  for (std::size_t i = 0; i < kArgCount; ++i) {
-    if (changed[i] && !kPlainArgReaders[i](values[i].ptr(), args)) return false;
+bool read_plain_args(std::span<const py::object, kArgCount> values, const ArgIndices& changed, MegatronArgs& args) {
+  for (const std::size_t i : changed.all()) {
+    if (!kPlainArgReaders[i](values[i].ptr(), args)) return false;
   }
   return true;
 }
@@ -323,8 +339,10 @@ bool unchanged(const py::object& now, const py::object& then) {
 // returned without converting anything; otherwise only the values that
 // changed are converted. A lookup may run Python code (a property,
 // __getattr__) and so let another thread run and record its own call: the
-// values are compared with one snapshot of the previous call, taken before
-// the first lookup, never with a mix of two calls.
+// values are compared with one record of the previous call, taken before
+// the first lookup, never with a mix of two calls. A record is changed in
+// place only when no other call holds it, and only by steps that run no
+// Python code; what it held is released after.
 //
 // `dict`, when the values come from one: CPython before 3.12 versions every
 // dict (PEP 509), and the same dict at the same version holds the same
@@ -333,8 +351,8 @@ bool unchanged(const py::object& now, const py::object& then) {
 // (a step costs a fraction of a lookup).
 template <typename Lookup>
 std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::handle()) {
-  struct Previous {
-    std::array<py::object, kArgCount> values;  // per name
+  struct Record {
+    std::array<py::object, kArgCount> values;  // per name, lists as tuples
     std::shared_ptr<const MegatronArgs> args;  // converted from them
     std::shared_ptr<PyModel> model;
     py::object dict;  // kept alive, so that its identity means something
@@ -342,8 +360,8 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     ArgFlags lists{};  // the names whose values were lists
   };
   // Leaked at exit like the names: destroying Python objects after the interpreter is unsafe.
-  static std::shared_ptr<const Previous>& latest = *new std::shared_ptr<const Previous>();
-  const std::shared_ptr<const Previous> previous = latest;
+  static std::shared_ptr<Record>& latest = *new std::shared_ptr<Record>();
+  const std::shared_ptr<Record> previous = latest;
   const std::vector<py::str>& names = python_arg_names();
   const std::optional<std::uint64_t> version = dict ? dict_version(dict) : std::nullopt;
   if (previous && version && previous->dict.is(dict) && previous->dict_version == version) {
@@ -351,20 +369,19 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     while (i < kArgCount && (!previous->lists[i] || unchanged(lookup(names[i]), previous->values[i]))) ++i;
     if (i == kArgCount) return previous->model;
   }
-  // This call's values, the previous call's for the next.
-  const auto next = std::make_shared<Previous>();
-  std::array<py::object, kArgCount>& values = next->values;
+  std::array<py::object, kArgCount> values;  // this call's
   constexpr Py_ssize_t kItemsPerName = 2;
   if (!dict || PyDict_GET_SIZE(dict.ptr()) > kItemsPerName * static_cast<Py_ssize_t>(names.size()) ||
       !read_interned_items(dict, values)) {
     for (std::size_t i = 0; i < names.size(); ++i) values[i] = lookup(names[i]);
   }
-  ArgFlags changed;
+  ArgIndices changed;
   for (std::size_t i = 0; i < kArgCount; ++i) {
-    changed[i] =
-        !previous || (values[i].ptr() != previous->values[i].ptr() && !unchanged(values[i], previous->values[i]));
+    if (!previous || (values[i].ptr() != previous->values[i].ptr() && !unchanged(values[i], previous->values[i]))) {
+      changed.push_back(i);
+    }
   }
-  if (std::none_of(changed.begin(), changed.end(), [](bool flag) { return flag; })) return previous->model;
+  if (changed.empty()) return previous->model;
   if (std::none_of(values.begin(), values.end(), [](const py::object& value) { return bool(value); })) return nullptr;
 
   // The arguments of unchanged values are the previous call's.
@@ -382,24 +399,36 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
     }
     *args = value_or_throw(megatron_args_from_values(converted));
   }
-  const std::shared_ptr<const MegatronArgs> converted = std::move(args);
+  std::shared_ptr<const MegatronArgs> converted = std::move(args);
   std::shared_ptr<PyModel> model = from_recent_args(converted);
-  // Unchanged values keep the previous call's snapshots, lists their tuples.
-  for (std::size_t i = 0; i < kArgCount; ++i) {
-    if (changed[i]) {
-      next->lists[i] = values[i] && PyList_Check(values[i].ptr());
-      values[i] = snapshot(values[i]);
-    } else {  // so there was a previous call
-      next->lists[i] = previous->lists[i];
-      if (values[i].ptr() != previous->values[i].ptr()) values[i] = previous->values[i];  // a list's tuple
-    }
+  ArgFlags lists{};
+  for (const std::size_t i : changed.all()) {
+    lists[i] = values[i] && PyList_Check(values[i].ptr());
+    values[i] = snapshot(values[i]);  // may run Python code: before the record changes
   }
-  next->args = converted;
-  next->model = model;
-  next->dict = py::reinterpret_borrow<py::object>(dict);
-  next->dict_version = version;
-  latest = next;
-  return model;
+
+  // This call's record: the previous one changed in place, or a copy of it.
+  // Unchanged values keep the previous call's objects, lists their tuples.
+  std::shared_ptr<Record> replaced;  // released on return, as are the values and model replaced
+  if (!previous || latest != previous || previous.use_count() != 2) {  // held by another call (or none yet)
+    auto copy = std::make_shared<Record>();
+    if (previous) {
+      copy->values = previous->values;
+      copy->lists = previous->lists;
+    }
+    replaced = std::exchange(latest, std::move(copy));
+  }
+  Record& record = *latest;
+  for (const std::size_t i : changed.all()) {
+    std::swap(record.values[i], values[i]);
+    record.lists[i] = lists[i];
+  }
+  record.args.swap(converted);
+  record.model.swap(model);
+  py::object dict_now = py::reinterpret_borrow<py::object>(dict);
+  std::swap(record.dict, dict_now);
+  record.dict_version = version;
+  return record.model;
 }
 
 std::shared_ptr<PyModel> from_file(const std::string& path) {
@@ -510,9 +539,11 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   } else if (PyList_Check(spec.ptr()) || PyTuple_Check(spec.ptr())) {
     if (py::len(spec) > 0 && all_strings(spec)) return from_flags(spec, allow_unknown_flags);
   } else if (is_plain_namespace(spec)) {
-    // Every attribute is in __dict__: reading it spares an AttributeError per absent name.
-    static const py::handle dict_name = py::str("__dict__").release();  // made once, as the drop-in runs often
-    const py::dict attributes = py::reinterpret_borrow<py::dict>(spec.attr(dict_name));
+    // Every attribute is in __dict__: reading it spares an AttributeError per
+    // absent name. Taken from the instance, without asking the type for __dict__.
+    PyObject* const dict = PyObject_GenericGetDict(spec.ptr(), nullptr);
+    if (!dict) throw py::error_already_set();
+    const py::dict attributes = py::reinterpret_steal<py::dict>(dict);
     auto result = from_named_values(
         [&](const py::str& name) {
           return py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(attributes.ptr(), name.ptr()));
