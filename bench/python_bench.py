@@ -207,7 +207,7 @@ def calls_in_turn(function, namespaces):
     return lambda: function(namespaces[next(calls) % len(namespaces)], 1024, SQUARES, TOKENS)
 
 
-def side_by_side(ours, theirs, number, rounds=9):
+def side_by_side(ours, theirs, number, rounds=21):
     """Per-call seconds of two functions timed in alternation, each the median
     over `rounds`, and the median of the rounds' ratios ours / theirs: a
     machine whose speed drifts slows both sides of a round alike."""
