@@ -202,6 +202,18 @@ TEST(CliTest, Version) {
   EXPECT_EQ(version.out, "trainflops " TRAINFLOPS_VERSION "\n");
 }
 
+// Only the subcommand named first is built; --help, which names none, lists them all.
+TEST(CliTest, HelpListsEverySubcommand) {
+  const CliRun help = run("--help");
+  EXPECT_EQ(help.status, 0);
+  for (const char* name : {"count", "batch", "sweep", "presets", "mfu", "gpus", "plan", "compare"}) {
+    EXPECT_NE(help.out.find("\n  " + std::string(name) + " "), std::string::npos) << name;
+  }
+  const CliRun sweep_help = run("sweep --help");
+  EXPECT_EQ(sweep_help.status, 0);
+  EXPECT_NE(sweep_help.out.find("--seq-lengths"), std::string::npos) << sweep_help.out;
+}
+
 TEST(CliTest, BadInputExitsTwoWithAMessageAndNoOutput) {
   struct Case {
     std::string arguments;
