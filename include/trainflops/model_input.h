@@ -11,18 +11,24 @@
 #include <string_view>
 #include <vector>
 
+#include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
 
-// Exactly one source must be set.
+// Exactly one source must be set: a name, a file, or the same content in
+// memory (what the Python module, a batch record or the web page holds).
 struct ModelInput {
   std::optional<std::string> preset;                       // a built-in model's name
   std::optional<std::vector<std::string>> megatron_flags;  // Megatron-LM command-line words
   std::optional<std::string> args_file;                    // Megatron-LM arguments, a JSON file
   std::optional<std::string> config_file;                  // a trainflops config, a JSON file
   std::optional<std::string> hf_config;                    // a Hugging Face config.json, or its directory
+  std::optional<MegatronArgs> megatron_args;               // Megatron-LM arguments, already read
+  std::optional<std::string> args_json;                    // Megatron-LM arguments, JSON text
+  std::optional<std::string> config_json;                  // a trainflops config, JSON text
+  std::optional<std::string> hf_config_json;               // a Hugging Face config.json's text
   // How every DSA indexer trains, overriding what the source says: "off",
   // "detached", "sparse" or "full".
   std::optional<std::string> dsa_indexer_grad_mode;

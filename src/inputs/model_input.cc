@@ -19,6 +19,22 @@ Result<ResolvedModel> from_megatron_args(const MegatronArgs& args) {
   return resolved;
 }
 
+Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.args));
+  resolved.ignored = std::move(parsed.ignored);
+  return resolved;
+}
+
+Result<ResolvedModel> from_hf_import(Result<HfImport> import, std::string_view where) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, std::move(import));
+  ResolvedModel resolved;
+  resolved.model = std::move(imported.model);
+  resolved.ignored = std::move(imported.ignored);
+  resolved.assumed = std::move(imported.assumed);
+  for (const std::string& unknown : imported.unknown) resolved.warnings.push_back(std::string(where) + ": " + unknown);
+  return resolved;
+}
+
 Result<ResolvedModel> from_source(const ModelInput& in) {
   if (in.preset) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Preset preset, find_preset(*in.preset));
@@ -42,38 +58,38 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     resolved.warnings = std::move(flags.unknown);
     return resolved;
   }
+  if (in.megatron_args) return from_megatron_args(*in.megatron_args);
   if (in.args_file) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(*in.args_file, kMaxConfigFileBytes));
     Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
     if (!parsed.ok()) return parsed.error().context(*in.args_file);
-    TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.value().args));
-    resolved.ignored = std::move(parsed.value().ignored);
-    return resolved;
+    return from_parsed_args(std::move(parsed).value());
   }
-  if (in.config_file) {
+  if (in.args_json) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronArgs parsed, parse_megatron_args_json(*in.args_json));
+    return from_parsed_args(std::move(parsed));
+  }
+  if (in.config_file || in.config_json) {
     ResolvedModel resolved;
-    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, read_native_config(*in.config_file));
+    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model,
+                                in.config_file ? read_native_config(*in.config_file) : parse_native_config(*in.config_json));
     return resolved;
   }
+  const UnknownFields unknown_fields = in.strict ? UnknownFields::kRejected : UnknownFields::kWarned;
+  if (in.hf_config_json) return from_hf_import(import_hf_config(*in.hf_config_json, unknown_fields), "config.json");
   // A release is a directory whose config.json describes the model.
   std::string path = *in.hf_config;
   std::error_code ignored_error;
   if (std::filesystem::is_directory(path, ignored_error)) path = (std::filesystem::path(path) / "config.json").string();
-  TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported,
-                              read_hf_import(path, in.strict ? UnknownFields::kRejected : UnknownFields::kWarned));
-  ResolvedModel resolved;
-  resolved.model = std::move(imported.model);
-  resolved.ignored = std::move(imported.ignored);
-  resolved.assumed = std::move(imported.assumed);
-  for (const std::string& unknown : imported.unknown) resolved.warnings.push_back(path + ": " + unknown);
-  return resolved;
+  return from_hf_import(read_hf_import(path, unknown_fields), path);
 }
 
 }  // namespace
 
 Result<ResolvedModel> resolve_model(const ModelInput& in) {
   const int sources = in.preset.has_value() + in.megatron_flags.has_value() + in.args_file.has_value() +
-                      in.config_file.has_value() + in.hf_config.has_value();
+                      in.config_file.has_value() + in.hf_config.has_value() + in.megatron_args.has_value() +
+                      in.args_json.has_value() + in.config_json.has_value() + in.hf_config_json.has_value();
   if (sources != 1) {
     return Error(std::string(sources == 0 ? "no model" : "several models") +
                  ": give exactly one model source: preset (a built-in model; trainflops presets lists them), "
