@@ -65,9 +65,14 @@ struct Term {
 
 using Terms = std::vector<Term>;
 
-// Mixers. `hidden_size` is the model's h.
+// One function per layer type, grouped by family as the files that hold them
+// (src/accounting/<family>_flops.cc). `hidden_size` is the model's h.
+
+// Softmax attention (attention_flops.cc).
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
+
+// DeepSeek Sparse Attention (dsa_flops.cc).
 // MLA projections, core attention over the selected pairs (KPool: the pooled
 // attended pairs) and, when the layer runs it, one indexer execution
 // (dsa_indexer_terms). Core attention per attended pair: n (qk + rope) + n v
@@ -88,7 +93,7 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair also costs the nh multiply-adds of weighting the heads' scores.
 Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
                         Convention convention);
-// DeepSeek-V4 attention. Per token: the query LoRA and output
+// DeepSeek-V4 attention (compressed_attention_flops.cc). Per token: the query LoRA and output
 // projections (q_lora (h + n dv + 1) + h dv + dv + n dv o_lora + o_groups o_lora h,
 // without the norm terms when executed), the compressor (4 h dv for CSA,
 // 2 h dv for HCA) and CSA's indexer projections (4 h hd + q_lora nh hd + h nh).
@@ -97,16 +102,20 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 // query sees (Megatron-LM's nh hd / 4 per S2). Everything trains (x3).
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
+
+// Linear attention (linear_attention_flops.cc); no convention changes it.
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 // The delta rule's share of that, per token: 4 nv dv^2 multiply-adds (KK^T,
 // VK^T, S(a(I - bKK^T)) and SQ over each value head's dv x dv state).
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
+Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
+
+// State-space mixers (mamba_flops.cc).
 // Mamba-2 of width d (2 * hidden_size in the megatron conventions):
 // h (2d + 2 groups state + heads) + d h FMAs and a 7 d state FLOP scan per token.
 Terms mamba2_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention);
-Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
 
-// Channel mixers.
+// Channel mixers (mlp_flops.cc).
 // 2 h ffn FMAs per token, 3 h ffn when gated (the megatron conventions charge
 // a gated MLP that megatron_charges_ungated as ungated).
 Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention);
@@ -114,7 +123,7 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention 
 // must then be set).
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
-// Model-level terms, one each: one MTP depth's 2h -> h projection and norms
+// Model-level terms (layer_flops.cc), one each: one MTP depth's 2h -> h projection and norms
 // (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts
 // only the 2h^2 of the product); the logits of one output head.
 Term mtp_projection_term(std::int64_t hidden_size, Convention convention);

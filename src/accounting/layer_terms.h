@@ -1,0 +1,53 @@
+// What the files that count the layer types share, one file per family:
+// attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
+// compressed_attention_flops.cc (DeepSeek-V4), linear_attention_flops.cc
+// (gated delta net and product), mamba_flops.cc, mlp_flops.cc (dense MLP,
+// MoE). Each layer type has one append_terms() overload, which appends its
+// terms to a list (layer_flops.h's functions return the same terms as a new
+// list); layer_flops.cc visits Mixer and ChannelMixer onto these overloads,
+// so a type added to a variant without one does not compile.
+#ifndef TRAINFLOPS_SRC_ACCOUNTING_LAYER_TERMS_H_
+#define TRAINFLOPS_SRC_ACCOUNTING_LAYER_TERMS_H_
+
+#include <cstdint>
+
+#include "trainflops/layer_flops.h"
+
+namespace trainflops {
+
+// A GEMM (or convolution) of `fmas` multiply-adds per unit that trains normally.
+inline Term trained_gemm(Component component, Statistic per, Int128 fmas) {
+  return Term{component, per, kFlopsPerFma * fmas, 1, kTrainingExpansion};
+}
+
+// Work Megatron-LM counts in FLOPs rather than FMAs (the Mamba scan), trained
+// with the same expansion.
+inline Term trained_flops(Component component, Statistic per, Int128 flops) {
+  return Term{component, per, flops, 1, kTrainingExpansion};
+}
+
+// Appends the terms of one mixer or channel mixer of a model of `hidden_size`
+// to `terms`, as layer_flops.h describes them. Types whose count no
+// convention changes (gated delta net and product) ignore `convention`.
+void append_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
+void append_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms);
+
+// The terms append_terms() gives `part`, as a new list.
+template <typename LayerPart>
+Terms terms_of(const LayerPart& part, std::int64_t hidden_size, Convention convention) {
+  Terms terms;
+  append_terms(part, hidden_size, convention, terms);
+  return terms;
+}
+
+}  // namespace trainflops
+
+#endif  // TRAINFLOPS_SRC_ACCOUNTING_LAYER_TERMS_H_

@@ -1,0 +1,44 @@
+// Linear attention with a delta-rule state: the gated delta net and the gated
+// delta product. Every convention counts them alike.
+#include "accounting/layer_terms.h"
+
+namespace trainflops {
+
+void append_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention, Terms& terms) {
+  const Int128 h = hidden_size;
+  const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
+  const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
+  const Int128 nv = g.num_value_heads;
+  const Int128 in_projection =
+      g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim : 2 * qk_dim + 2 * v_dim + 2 * nv;
+  const Int128 conv = Int128{g.conv_kernel_dim} * (2 * qk_dim + v_dim);
+  terms.push_back(trained_gemm(Component::kGatedDeltaNet, kTokens,
+                               h * in_projection + conv + gated_delta_rule_fmas(g) + h * v_dim));
+}
+
+void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Convention, Terms& terms) {
+  const Int128 h = hidden_size, d = g.inner_dim, hh = g.num_householder;
+  const Int128 group_state = Int128{g.num_groups} * g.state_dim;
+  const Int128 in_projection = d * (1 + hh) + group_state * (1 + hh) + Int128{g.num_heads} * (1 + hh);
+  const Int128 conv_channels = d * hh + group_state * (1 + hh);
+  terms.insert(terms.end(),
+               {
+                   trained_gemm(Component::kGatedDeltaProduct, kTokens, h * in_projection + 4 * conv_channels + d * h),
+                   trained_flops(Component::kGatedDeltaProduct, kTokens, (4 * hh + 3) * d * g.state_dim),
+               });
+}
+
+Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
+  return terms_of(g, hidden_size, Convention{});
+}
+
+Int128 gated_delta_rule_fmas(const GatedDeltaNet& g) {
+  // KK^T, VK^T, S(a(I - bKK^T)) and SQ.
+  return 4 * Int128{g.num_value_heads} * g.value_head_dim * g.value_head_dim;
+}
+
+Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_size) {
+  return terms_of(g, hidden_size, Convention{});
+}
+
+}  // namespace trainflops
