@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "accounting/convention_count.h"
+#include "base/overloaded.h"
 
 namespace trainflops {
 namespace {
@@ -110,6 +111,7 @@ std::string torchtitan_cannot_express(const Model& model) {
 std::string nemo_rl_cannot_express(const Model& model) {
   constexpr std::string_view kFormulas =
       "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only";
+  // Its formulas' attention, listed: any other mixer has none.
   const bool other_mixer = any_layer(model, [](const Layer& l) {
     return l.mixer && !std::holds_alternative<GqaAttention>(*l.mixer) &&
            !std::holds_alternative<MlaAttention>(*l.mixer);
@@ -122,9 +124,8 @@ std::string nemo_rl_cannot_express(const Model& model) {
     return std::string(kFormulas) + "; windows, chunks and an output gate have no place in them";
   }
   const auto mlp_gated = [](const Layer& l) {
-    if (!l.channel_mixer) return true;
-    if (const auto* mlp = std::get_if<DenseMlp>(&*l.channel_mixer)) return mlp->gated;
-    return std::get<Moe>(*l.channel_mixer).gated;
+    return !l.channel_mixer ||
+           std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto& mlp) { return mlp.gated; }}, *l.channel_mixer);
   };
   if (any_layer(model, [&](const Layer& l) { return !mlp_gated(l); })) {
     return std::string(kFormulas) + ", each charging every MLP as SwiGLU; this model has an ungated one";
@@ -203,16 +204,30 @@ const FrameworkDefinition& definition(Framework framework) {
   return definitions()[static_cast<std::size_t>(framework)];
 }
 
+// Whether compare models how the frameworks' functions count a layer type
+// (convention_count.cc): one it does not makes every framework's count unknown.
+bool frameworks_modelled(const Mixer& mixer) {
+  return std::visit(Overloaded{
+                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet> auto&) { return true; },
+                        [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct> auto&) { return false; },
+                    },
+                    mixer);
+}
+bool frameworks_modelled(const ChannelMixer& channel_mixer) {
+  return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);
+}
+
 // Why no framework here can be compared on `model`, or empty: the layer
 // kinds whose counts in the frameworks' functions compare does not model.
 std::string unmodelled_layer_kind(const Model& model) {
   std::string kind;
   any_layer(model, [&](const Layer& l) {
-    const bool unmodelled =
-        l.mixer && (std::holds_alternative<Mamba2>(*l.mixer) || std::holds_alternative<GatedDeltaProduct>(*l.mixer) ||
-                    std::holds_alternative<CompressedSparseAttention>(*l.mixer));
-    if (unmodelled) kind = mixer_kind(*l.mixer);
-    return unmodelled;
+    if (l.mixer && !frameworks_modelled(*l.mixer)) {
+      kind = mixer_kind(*l.mixer);
+    } else if (l.channel_mixer && !frameworks_modelled(*l.channel_mixer)) {
+      kind = channel_mixer_kind(*l.channel_mixer);
+    }
+    return !kind.empty();
   });
   if (kind.empty()) return "";
   return "the model has " + kind +

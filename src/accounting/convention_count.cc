@@ -4,7 +4,8 @@
 #include <functional>
 #include <variant>
 
-#include "trainflops/layer_flops.h"
+#include "accounting/layer_terms.h"
+#include "base/overloaded.h"
 #include "trainflops/statistic.h"
 
 namespace trainflops {
@@ -169,27 +170,41 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
 }
 
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
-  if (const auto* gqa = std::get_if<GqaAttention>(&mixer)) return add_gqa(*gqa, h, c, sum);
-  if (const auto* mla = std::get_if<MlaAttention>(&mixer)) return add_mla(*mla, h, c, sum);
-  if (const auto* dsa = std::get_if<DsaAttention>(&mixer)) return add_dsa(*dsa, h, c, sum);
-  if (const auto* gdn = std::get_if<GatedDeltaNet>(&mixer)) {
-    Terms terms = gated_delta_net_terms(*gdn, h);
-    if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(*gdn);
-    return sum.add(terms, [&](const Statistic& s) { return sum.exact(s); });
-  }
-  sum.add(mixer_terms(mixer, h, projections_mode(c)), [&](const Statistic& s) { return sum.exact(s); });
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  std::visit(Overloaded{
+                 [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
+                 [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
+                 [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
+                 [&](const GatedDeltaNet& g) {
+                   Terms terms = gated_delta_net_terms(g, h);
+                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
+                   sum.add(terms, exact);
+                 },
+                 // No framework's choice changes these but whether norms count.
+                 [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct> auto& other) {
+                   sum.add(terms_of(other, h, projections_mode(c)), exact);
+                 },
+             },
+             mixer);
 }
 
 void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
-  // Megatron mode charges quick-GeGLU as ungated; executed mode adds the router.
-  Terms terms = channel_mixer_terms(channel_mixer, h, c.quick_geglu_as_ungated ? kMegatronMode : kModelMode);
-  if (c.router && std::holds_alternative<Moe>(channel_mixer)) {
-    Terms executed = channel_mixer_terms(channel_mixer, h, kExecutedMode);
-    for (const Term& term : executed) {
-      if (term.component == Component::kMoeRouter) terms.push_back(term);
-    }
-  }
-  sum.add(terms, [&](const Statistic& s) { return sum.exact(s); });
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  // Megatron mode charges quick-GeGLU as ungated.
+  const Convention charged = c.quick_geglu_as_ungated ? kMegatronMode : kModelMode;
+  std::visit(Overloaded{
+                 [&](const DenseMlp& mlp) { sum.add(terms_of(mlp, h, charged), exact); },
+                 [&](const Moe& moe) {
+                   Terms terms = terms_of(moe, h, charged);
+                   if (c.router) {  // as executed mode adds it
+                     for (const Term& term : terms_of(moe, h, kExecutedMode)) {
+                       if (term.component == Component::kMoeRouter) terms.push_back(term);
+                     }
+                   }
+                   sum.add(terms, exact);
+                 },
+             },
+             channel_mixer);
 }
 
 const Moe* first_moe(const Model& model) {

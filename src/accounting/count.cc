@@ -74,12 +74,39 @@ struct FlopsCounter::Rows {
 };
 namespace {
 
+// Whether selective recomputation (Megatron-LM's recompute of core attention)
+// runs a component's forward again. No default: a component added without a
+// case here is a compiler warning.
+bool selectively_recomputed(Component component) {
+  switch (component) {
+    case Component::kCoreAttention:
+    case Component::kDsaCoreAttention: return true;
+    case Component::kAttentionProjections:
+    case Component::kIndexerProjections:
+    case Component::kIndexerScoring:
+    case Component::kIndexerTeacher:
+    case Component::kKpoolGate:
+    case Component::kKpoolPooling:
+    case Component::kKvCompressor:
+    case Component::kMlp:
+    case Component::kMoeRouted:
+    case Component::kMoeShared:
+    case Component::kMoeRouter:
+    case Component::kMamba:
+    case Component::kGatedDeltaNet:
+    case Component::kGatedDeltaProduct:
+    case Component::kMtp:
+    case Component::kLogits: return false;
+  }
+  return false;
+}
+
 // Recomputation adds one forward to the terms it re-executes.
 void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
   if (recompute == Recompute::kNone) return;
   for (Term& term : terms) {
-    const bool core = term.component == Component::kCoreAttention || term.component == Component::kDsaCoreAttention;
-    if (term.forward && (recompute == Recompute::kFull || (recompute == Recompute::kSelective && core))) {
+    const bool selective = recompute == Recompute::kSelective && selectively_recomputed(term.component);
+    if (term.forward && (recompute == Recompute::kFull || selective)) {
       term.executions += kForwardOnly;
     }
   }

@@ -1,13 +1,23 @@
 #include "trainflops/sweep.h"
 
+#include "base/overloaded.h"
+
 namespace trainflops {
 namespace {
 
 // DSA as its MLA attention; sliding windows and chunks as full causal attention.
 void make_attention_dense(Layer& layer) {
   if (!layer.mixer) return;
-  if (const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer)) layer.mixer = dsa->mla;
-  if (auto* gqa = std::get_if<GqaAttention>(&*layer.mixer)) gqa->window = gqa->chunk = std::nullopt;
+  std::visit(Overloaded{
+                 [&](const DsaAttention& dsa) {
+                   const MlaAttention mla = dsa.mla;  // copied before the assignment ends `dsa`
+                   layer.mixer = mla;
+                 },
+                 [](GqaAttention& gqa) { gqa.window = gqa.chunk = std::nullopt; },
+                 // Already dense, or (DeepSeek-V4's attention) with no dense form that sweeps compare against.
+                 [](OneOf<MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct> auto&) {},
+             },
+             *layer.mixer);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/overloaded.h"
+
 namespace trainflops {
 namespace {
 
@@ -159,6 +161,7 @@ Status check_layers(const Path& path, const LayerStack& layers) {
     const auto where = [&] { return path() + "[" + std::to_string(run.start) + "]"; };
     if (!l.mixer && !l.channel_mixer) return Error(where() + ": has neither a mixer nor a channel mixer");
     Status status = Ok{};
+    // check() has one overload per layer type: a type without one does not compile.
     if (l.mixer) status = std::visit([&](const auto& m) { return check(mixer, m); }, *l.mixer);
     if (status.ok() && l.channel_mixer) {
       status = std::visit([&](const auto& m) { return check(channel_mixer, m); }, *l.channel_mixer);
@@ -166,6 +169,17 @@ Status check_layers(const Path& path, const LayerStack& layers) {
     if (!status.ok()) return Error(status.error().code(), where() + "." + status.error().message());
   }
   return Ok{};
+}
+
+// The indexer of `mixer` whose training a grad mode describes, or null.
+DsaIndexer* trainable_indexer(Mixer& mixer) {
+  return std::visit(Overloaded{
+                        [](DsaAttention& a) -> DsaIndexer* { return &a.indexer; },
+                        // DeepSeek-V4's CSA indexer trains with its layer: no grad mode.
+                        [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
+                                 GatedDeltaProduct> auto&) -> DsaIndexer* { return nullptr; },
+                    },
+                    mixer);
 }
 
 }  // namespace
@@ -208,9 +222,9 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text) {
 Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode) {
   bool any = false;
   const auto set = [&](Layer& layer) {
-    DsaAttention* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
-    if (!dsa) return;
-    dsa->indexer.grad_mode = mode;
+    DsaIndexer* indexer = layer.mixer ? trainable_indexer(*layer.mixer) : nullptr;
+    if (!indexer) return;
+    indexer->grad_mode = mode;
     any = true;
   };
   model.layers.edit_each(set);
@@ -277,7 +291,7 @@ std::string mixer_kind(const Mixer& mixer) {
 }
 
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer) {
-  return std::holds_alternative<DenseMlp>(channel_mixer) ? "mlp" : "moe";
+  return std::visit(Overloaded{[](const DenseMlp&) { return "mlp"; }, [](const Moe&) { return "moe"; }}, channel_mixer);
 }
 
 std::string layer_kind(const Layer& layer) {
