@@ -1,8 +1,12 @@
 #include "trainflops/native_config.h"
 
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "base/json_text.h"
 #include "trainflops/input_file.h"
@@ -90,35 +94,47 @@ class ObjectReader {
   std::set<std::string, std::less<>> read_;
 };
 
-Result<MlaAttention> read_mla(ObjectReader& r) {
-  MlaAttention a;
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.optional_integer("q_lora_rank"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.kv_lora_rank, r.integer("kv_lora_rank"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
-  TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
-  return a;
-}
+// How the config spells each mixer and channel mixer type: the names its
+// "type" takes, in the order errors list them, and the reader of its other
+// fields. Mixer and ChannelMixer are read through the entry of every
+// alternative (read_part), so a type added to either without one does not
+// compile.
+template <typename Part>
+struct ConfigType;
 
-Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
-  if (type == "gqa") {
-    GqaAttention a;
+template <>
+struct ConfigType<GqaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"gqa"};
+  static Status read(ObjectReader& r, std::string_view, GqaAttention& a) {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_query_groups, r.integer("num_query_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.optional_integer("window"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.chunk, r.optional_integer("chunk"));
-    return Mixer{a};
+    return Ok{};
   }
-  if (type == "mla") {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention a, read_mla(r));
-    return Mixer{a};
+};
+
+template <>
+struct ConfigType<MlaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"mla"};
+  static Status read(ObjectReader& r, std::string_view, MlaAttention& a) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.optional_integer("q_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.kv_lora_rank, r.integer("kv_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+    return Ok{};
   }
-  if (type == "dsa") {
-    DsaAttention a;
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.mla, read_mla(r));
+};
+
+template <>
+struct ConfigType<DsaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"dsa"};
+  static Status read(ObjectReader& r, std::string_view, DsaAttention& a) {
+    TRAINFLOPS_RETURN_IF_ERROR(ConfigType<MlaAttention>::read(r, "mla", a.mla));
     TRAINFLOPS_ASSIGN_OR_RETURN(const json* indexer_json, r.member("indexer"));
     TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader indexer, ObjectReader::open(*indexer_json, r.path_of("indexer")));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.num_heads, indexer.integer("num_heads"));
@@ -136,75 +152,114 @@ Result<Mixer> read_mixer(ObjectReader& r, const std::string& type) {
     TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
     TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
     a.runs_indexer = !reuses;
-    return Mixer{a};
+    return Ok{};
   }
-  if (type == "window" || type == "csa" || type == "hca") {
-    CompressedSparseAttention a;
-    a.kind = type == "csa"   ? CompressedSparseAttention::Kind::kCsa
-             : type == "hca" ? CompressedSparseAttention::Kind::kHca
-                             : CompressedSparseAttention::Kind::kWindow;
+};
+
+template <>
+struct ConfigType<CompressedSparseAttention> {
+  using Kind = CompressedSparseAttention::Kind;
+  static constexpr std::array<std::string_view, 3> kNames = {"window", "csa", "hca"};
+  static Status read(ObjectReader& r, std::string_view type, CompressedSparseAttention& a) {
+    a.kind = type == "csa" ? Kind::kCsa : type == "hca" ? Kind::kHca : Kind::kWindow;
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.integer("q_lora_rank"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.o_groups, r.integer("o_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.o_lora_rank, r.integer("o_lora_rank"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.integer("window"));
-    if (a.kind == CompressedSparseAttention::Kind::kCsa) {
+    if (a.kind == Kind::kCsa) {
       TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
       TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
       TRAINFLOPS_ASSIGN_OR_RETURN(a.topk, r.integer("topk"));
     }
-    return Mixer{a};
+    return Ok{};
   }
-  if (type == "gdn" || type == "gdn2") {
-    GatedDeltaNet g;
+};
+
+template <>
+struct ConfigType<GatedDeltaNet> {
+  static constexpr std::array<std::string_view, 2> kNames = {"gdn", "gdn2"};
+  static Status read(ObjectReader& r, std::string_view type, GatedDeltaNet& g) {
     g.variant = type == "gdn2" ? GatedDeltaNet::Variant::kGdn2 : GatedDeltaNet::Variant::kGdn;
     TRAINFLOPS_ASSIGN_OR_RETURN(g.key_head_dim, r.integer("key_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.value_head_dim, r.integer("value_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_key_heads, r.integer("num_key_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_value_heads, r.integer("num_value_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.conv_kernel_dim, r.integer("conv_kernel_dim"));
-    return Mixer{g};
+    return Ok{};
   }
-  if (type == "mamba2") {
-    Mamba2 m;
+};
+
+template <>
+struct ConfigType<Mamba2> {
+  static constexpr std::array<std::string_view, 1> kNames = {"mamba2"};
+  static Status read(ObjectReader& r, std::string_view, Mamba2& m) {
     TRAINFLOPS_ASSIGN_OR_RETURN(m.inner_dim, r.integer("inner_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.num_heads, r.integer("num_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.num_groups, r.integer("num_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.state_dim, r.integer("state_dim"));
-    return Mixer{m};
+    return Ok{};
   }
-  if (type == "gdp") {
-    GatedDeltaProduct g;
+};
+
+template <>
+struct ConfigType<GatedDeltaProduct> {
+  static constexpr std::array<std::string_view, 1> kNames = {"gdp"};
+  static Status read(ObjectReader& r, std::string_view, GatedDeltaProduct& g) {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.inner_dim, r.integer("inner_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_heads, r.integer("num_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_groups, r.integer("num_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.state_dim, r.integer("state_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
-    return Mixer{g};
+    return Ok{};
   }
-  return Error(r.path_of("type") + " = \"" + type +
-               "\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp");
-}
+};
 
-Result<ChannelMixer> read_channel_mixer(ObjectReader& r, const std::string& type) {
-  if (type == "mlp") {
-    DenseMlp m;
+template <>
+struct ConfigType<DenseMlp> {
+  static constexpr std::array<std::string_view, 1> kNames = {"mlp"};
+  static Status read(ObjectReader& r, std::string_view, DenseMlp& m) {
     TRAINFLOPS_ASSIGN_OR_RETURN(m.ffn_hidden_size, r.integer("ffn_hidden_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.gated, r.flag("gated"));
-    return ChannelMixer{m};
+    return Ok{};
   }
-  if (type == "moe") {
-    Moe m;
+};
+
+template <>
+struct ConfigType<Moe> {
+  static constexpr std::array<std::string_view, 1> kNames = {"moe"};
+  static Status read(ObjectReader& r, std::string_view, Moe& m) {
     TRAINFLOPS_ASSIGN_OR_RETURN(m.num_experts, r.optional_integer("num_experts"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.topk, r.integer("topk"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.expert_ffn_hidden_size, r.integer("expert_ffn_hidden_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.shared_expert_ffn_hidden_size, r.optional_integer("shared_expert_ffn_hidden_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.latent_size, r.optional_integer("latent_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.gated, r.flag("gated"));
-    return ChannelMixer{m};
+    return Ok{};
   }
-  return Error(r.path_of("type") + " = \"" + type + "\": must be one of mlp, moe");
+};
+
+// Reads the alternative of Variant (Mixer, ChannelMixer) that `type` names.
+template <typename Variant>
+Result<Variant> read_part(ObjectReader& r, const std::string& type) {
+  std::optional<Result<Variant>> read;
+  std::string names;
+  const auto try_alternative = [&]<typename Part>(std::type_identity<Part>) {
+    for (std::string_view name : ConfigType<Part>::kNames) {
+      names += (names.empty() ? "" : ", ") + std::string(name);
+      if (read || name != type) continue;
+      Part part;
+      const Status status = ConfigType<Part>::read(r, type, part);
+      read = status.ok() ? Result<Variant>(Variant{std::move(part)}) : Result<Variant>(status.error());
+    }
+  };
+  [&]<std::size_t... kIndex>(std::index_sequence<kIndex...>) {
+    (try_alternative(std::type_identity<std::variant_alternative_t<kIndex, Variant>>{}), ...);
+  }
+  (std::make_index_sequence<std::variant_size_v<Variant>>{});
+  if (read) return std::move(*read);
+  return Error(r.path_of("type") + " = \"" + type + "\": must be one of " + names);
 }
 
 // Reads a dictionary of named definitions ("mixers" or "channel_mixers").
@@ -286,9 +341,9 @@ Result<Model> parse_native_config(std::string_view json_text) {
     model.megatron_path = path == "hybrid" ? MegatronPath::kHybrid : MegatronPath::kStandard;
   }
   Definitions defs;
-  TRAINFLOPS_ASSIGN_OR_RETURN(defs.mixers, read_definitions<Mixer>(top, "mixers", read_mixer));
+  TRAINFLOPS_ASSIGN_OR_RETURN(defs.mixers, read_definitions<Mixer>(top, "mixers", read_part<Mixer>));
   TRAINFLOPS_ASSIGN_OR_RETURN(defs.channel_mixers,
-                              read_definitions<ChannelMixer>(top, "channel_mixers", read_channel_mixer));
+                              read_definitions<ChannelMixer>(top, "channel_mixers", read_part<ChannelMixer>));
   TRAINFLOPS_ASSIGN_OR_RETURN(const json* layers, top.member("layers"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, read_layers(*layers, "layers", defs));
   if (const json* mtp_json = top.optional_member("mtp")) {
