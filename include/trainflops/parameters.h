@@ -58,6 +58,7 @@
 #include "trainflops/component.h"
 #include "trainflops/int128.h"
 #include "trainflops/model.h"
+#include "trainflops/parameter_part.h"
 #include "trainflops/result.h"
 
 namespace trainflops {
@@ -87,19 +88,6 @@ struct LayerParameters {
   std::string kind;  // layer_kind(), or "embedding", "projection", "output_layer"
   ParameterCount count;
 };
-
-// The parts a published figure may count or leave out.
-enum class ParameterPart {
-  kEmbedding,    // the embedding table; active: none (a token reads one row)
-  kOutputLayer,  // the output layer (h x V)
-  kDecoder,      // the decoder layers
-  kMtp,          // the MTP depths: projections and layers
-};
-
-// "embedding", "output_layer", "decoder", "mtp"; parse_parameter_part() names
-// them in its error.
-std::string_view parameter_part_name(ParameterPart part);
-Result<ParameterPart> parse_parameter_part(std::string_view text);
 
 struct ModelParameters {
   ParameterCount embedding;  // active is 0

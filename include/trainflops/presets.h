@@ -12,7 +12,7 @@
 
 #include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
-#include "trainflops/parameters.h"
+#include "trainflops/parameter_part.h"
 #include "trainflops/result.h"
 
 namespace trainflops {

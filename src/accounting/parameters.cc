@@ -133,6 +133,8 @@ void add_channel_mixer(Weights& w, const Moe& m, Int128 h) {
 
 Result<Weights> layer_weights(const std::string& path, const Layer& layer, Int128 h) {
   Weights w;
+  // add_mixer() and add_channel_mixer() have one overload per layer type: a
+  // type without one does not compile.
   if (layer.mixer) std::visit([&](const auto& mixer) { add_mixer(w, mixer, h); }, *layer.mixer);
   if (layer.channel_mixer) {
     if (const auto* moe = std::get_if<Moe>(&*layer.channel_mixer); moe && !moe->num_experts) {
@@ -155,24 +157,6 @@ std::string printed(const char* format, double value) {
 }
 
 }  // namespace
-
-std::string_view parameter_part_name(ParameterPart part) {
-  switch (part) {
-    case ParameterPart::kEmbedding: return "embedding";
-    case ParameterPart::kOutputLayer: return "output_layer";
-    case ParameterPart::kDecoder: return "decoder";
-    case ParameterPart::kMtp: return "mtp";
-  }
-  return "unknown";
-}
-
-Result<ParameterPart> parse_parameter_part(std::string_view text) {
-  for (auto part :
-       {ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder, ParameterPart::kMtp}) {
-    if (text == parameter_part_name(part)) return part;
-  }
-  return Error("parameter part \"" + std::string(text) + "\": must be one of embedding, output_layer, decoder, mtp");
-}
 
 ParameterCount ModelParameters::total() const {
   return sum({ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder, ParameterPart::kMtp});
