@@ -43,7 +43,7 @@ Result<std::string> presets_json() {
     const ParameterCount main = parameters.main_model();
     nlohmann::ordered_json row = {
         {"name", preset.name}, {"title", preset.title}, {"description", preset.description}, {"source", preset.source}};
-    if (preset.args.seq_length) row["seq_length"] = *preset.args.seq_length;
+    if (preset.seq_length) row["seq_length"] = *preset.seq_length;
     row["parameters"] = {{"total", to_decimal(main.total)},
                          {"active", to_decimal(main.active)},
                          {"mtp", to_decimal(parameters.mtp.total)}};

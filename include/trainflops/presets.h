@@ -1,6 +1,7 @@
 // Well-known models, built in: each is a data file presets/<name>.json holding
-// the model's Megatron-LM arguments with its name, a description and the
-// source of its numbers, compiled into the library.
+// the model (its Megatron-LM arguments, or its released Hugging Face
+// config.json where Megatron-LM has no arguments for its layers) with its
+// name, a description and the source of its numbers, compiled into the library.
 #ifndef TRAINFLOPS_PRESETS_H_
 #define TRAINFLOPS_PRESETS_H_
 
@@ -39,13 +40,19 @@ struct Preset {
   std::string title;        // e.g. "GLM-5"
   std::string description;  // one line
   std::string source;       // where the numbers come from
-  MegatronArgs args;        // with seq_length, the default context
+  // The model, exactly one of: Megatron-LM arguments, or the text of a
+  // Hugging Face config.json as released.
+  std::optional<MegatronArgs> args;
+  std::optional<std::string> hf_config;
+  std::optional<std::int64_t> seq_length;  // the default context
   std::optional<PublishedParameters> published_parameters;
 };
 
 // Parses one preset file (presets/<name>.json): "name", "title",
-// "description", "source", "args" (Megatron-LM arguments) and optionally
-// "published_parameters". Errors name the key and the rule.
+// "description", "source", the model as "args" (Megatron-LM arguments, whose
+// seq_length is the default context) or as "hf_config" (a Hugging Face
+// config.json object, with the default context in "seq_length"), and
+// optionally "published_parameters". Errors name the key and the rule.
 Result<Preset> parse_preset(std::string_view json_text);
 
 // Every preset, sorted by name.
@@ -54,7 +61,9 @@ const std::vector<Preset>& presets();
 // The preset called `name`; the error lists the known names.
 Result<Preset> find_preset(std::string_view name);
 
-// The preset's model (model_from_megatron_args of its args, named by title).
+// The preset's model (from its args or its Hugging Face config, named by
+// title). A Hugging Face config is imported with unknown fields rejected, so
+// that a preset never counts a field away silently.
 Result<Model> preset_model(const Preset& preset);
 
 }  // namespace trainflops

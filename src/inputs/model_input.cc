@@ -40,7 +40,7 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Preset preset, find_preset(*in.preset));
     ResolvedModel resolved;
     TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, preset_model(preset));
-    resolved.seq_length = preset.args.seq_length;
+    resolved.seq_length = preset.seq_length;
     return resolved;
   }
   if (in.megatron_flags) {

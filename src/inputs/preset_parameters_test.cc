@@ -1,16 +1,19 @@
 // The model zoo: every preset file parses, expresses its model in Megatron-LM
-// arguments alone, and counts the parameters its authors publish; its model
-// mode FLOPs are 6 per token per active parameter, up to the terms that are
-// not products of a weight.
+// arguments or a Hugging Face config that trainflops reads whole, and counts
+// the parameters its authors publish; its model mode FLOPs are 6 per token per
+// active parameter, up to the terms that are not products of a weight.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "inputs/presets_data.h"
 #include "trainflops/count.h"
+#include "trainflops/hf_config.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
@@ -26,8 +29,13 @@ TEST(PresetFilesTest, EveryFileParsesWithOnlyArgumentsTrainflopsReads) {
     SCOPED_TRACE(preset.value().name);
     ++names[preset.value().name];
     EXPECT_TRUE(preset.value().published_parameters.has_value());
-    const auto args = nlohmann::json::parse(text)["args"].dump();
-    EXPECT_EQ(parse_megatron_args_json(args).value().ignored, std::vector<std::string>{});
+    EXPECT_TRUE(preset.value().seq_length.has_value());
+    const nlohmann::json file = nlohmann::json::parse(text);
+    if (file.contains("args")) {
+      EXPECT_EQ(parse_megatron_args_json(file["args"].dump()).value().ignored, std::vector<std::string>{});
+    } else {
+      EXPECT_TRUE(import_hf_config(file["hf_config"].dump(), UnknownFields::kRejected).ok());
+    }
   }
   EXPECT_EQ(names.size(), preset_files().size());  // names are unique
   EXPECT_EQ(presets().size(), preset_files().size());
@@ -38,7 +46,20 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
   const std::pair<std::string, std::string> cases[] = {
       {"[1]", "preset: not a JSON object"},
       {R"({"name": "x"})", "preset: \"title\" is missing: a non-empty string is required"},
-      {R"({"name": "x", "title": "X", "description": "d", "source": "s"})", "preset x: \"args\" is missing"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s"})",
+       "preset x: give the model as exactly one of \"args\" (Megatron-LM arguments) or \"hf_config\" (a Hugging "
+       "Face config.json)"},
+      {head + R"("hf_config": {}})",
+       "preset x: give the model as exactly one of \"args\" (Megatron-LM arguments) or \"hf_config\" (a Hugging "
+       "Face config.json)"},
+      {head + R"("seq_length": 4096})",
+       "preset x: \"seq_length\" belongs in \"args\" when the model is given as args"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": []})",
+       "preset x: \"hf_config\" must be a JSON object"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": {}})",
+       "preset x: \"seq_length\" (the default context) must be a positive integer"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": {}, "seq_length": 0})",
+       "preset x: \"seq_length\" (the default context) must be a positive integer"},
       {R"({"name": "x", "title": "X", "description": "d", "source": "s", "args": {"num_layers": "2"}})",
        "preset x: num_layers = \"2\": must be an integer or null"},
       {head + R"("published_parameters": {"active": 1}})", "preset x: published_parameters.total is missing"},
@@ -63,6 +84,38 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
     SCOPED_TRACE(text);
     EXPECT_EQ(parse_preset(text).error().message(), message);
   }
+}
+
+std::string test_file(const std::string& name) {
+  std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A model Megatron-LM has no arguments for is a preset by its release config.
+TEST(PresetFilesTest, HuggingFaceConfigPresetIsTheImportedRelease) {
+  const std::string release = test_file("hf/llama-3.1-8b.json");
+  const Preset preset = parse_preset(R"({"name": "x", "title": "X", "description": "d", "source": "s",
+                                         "seq_length": 8192, "hf_config": )" +
+                                     release + "}")
+                            .value();
+  EXPECT_FALSE(preset.args.has_value());
+  EXPECT_EQ(preset.seq_length, 8192);
+  const Model model = preset_model(preset).value();
+  EXPECT_EQ(model.name, "X");
+  EXPECT_EQ(model.layers, import_hf_config(release).value().model.layers);
+
+  nlohmann::json with_unknown = nlohmann::json::parse(release);
+  with_unknown["mystery_width"] = 7;
+  const Preset unknown = parse_preset(R"({"name": "y", "title": "Y", "description": "d", "source": "s",
+                                          "seq_length": 8192, "hf_config": )" +
+                                      with_unknown.dump() + "}")
+                             .value();
+  const Result<Model> refused = preset_model(unknown);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message().rfind("preset y: ", 0), 0u) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("mystery_width"), std::string::npos) << refused.error().message();
 }
 
 struct ZooCase {

@@ -7,6 +7,7 @@
 #include "inputs/megatron_args_json.h"
 #include "inputs/presets_data.h"
 #include "trainflops/edit_distance.h"
+#include "trainflops/hf_config.h"
 
 namespace trainflops {
 namespace {
@@ -82,15 +83,32 @@ Result<Preset> parse_preset(std::string_view json_text) {
     }
   }
   const std::string name = file["name"].get<std::string>();
-  if (!file.contains("args")) return Error("preset " + name + ": \"args\" is missing");
-  Result<ParsedMegatronArgs> args = megatron_args_from_json(file["args"]);
-  if (!args.ok()) return args.error().context("preset " + name);
-  Preset preset{name,
-                file["title"].get<std::string>(),
-                file["description"].get<std::string>(),
-                file["source"].get<std::string>(),
-                std::move(args.value().args),
-                std::nullopt};
+  Preset preset;
+  preset.name = name;
+  preset.title = file["title"].get<std::string>();
+  preset.description = file["description"].get<std::string>();
+  preset.source = file["source"].get<std::string>();
+  if (file.contains("args") == file.contains("hf_config")) {
+    return Error("preset " + name + ": give the model as exactly one of \"args\" (Megatron-LM arguments) or "
+                 "\"hf_config\" (a Hugging Face config.json)");
+  }
+  if (file.contains("args")) {
+    Result<ParsedMegatronArgs> args = megatron_args_from_json(file["args"]);
+    if (!args.ok()) return args.error().context("preset " + name);
+    preset.args = std::move(args.value().args);
+    preset.seq_length = preset.args->seq_length;
+    if (file.contains("seq_length")) {
+      return Error("preset " + name + ": \"seq_length\" belongs in \"args\" when the model is given as args");
+    }
+  } else {
+    if (!file["hf_config"].is_object()) return Error("preset " + name + ": \"hf_config\" must be a JSON object");
+    preset.hf_config = file["hf_config"].dump();
+    const auto seq_length = file.find("seq_length");
+    if (seq_length == file.end() || !seq_length->is_number_integer() || seq_length->get<std::int64_t>() < 1) {
+      return Error("preset " + name + ": \"seq_length\" (the default context) must be a positive integer");
+    }
+    preset.seq_length = seq_length->get<std::int64_t>();
+  }
   if (file.contains("published_parameters")) {
     Result<PublishedParameters> published = published_parameters(file["published_parameters"]);
     if (!published.ok()) return published.error().context("preset " + name);
@@ -118,7 +136,14 @@ Result<Preset> find_preset(std::string_view name) {
 }
 
 Result<Model> preset_model(const Preset& preset) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, model_from_megatron_args(preset.args));
+  Model model;
+  if (preset.args) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(model, model_from_megatron_args(*preset.args));
+  } else {
+    Result<HfImport> imported = import_hf_config(*preset.hf_config, UnknownFields::kRejected);
+    if (!imported.ok()) return imported.error().context("preset " + preset.name);
+    model = std::move(imported).value().model;
+  }
   model.name = preset.title;
   return model;
 }
