@@ -16,7 +16,7 @@ const FIRST_VISIT = {
 // The options each request takes besides the model source's, by view.
 const MODEL_OPTIONS = ['strict', 'allow-unknown-flags', 'dsa-indexer-grad-mode'];
 const WORKLOAD_OPTIONS = ['seq-length', 'global-batch-size'];
-const CLUSTER_OPTIONS = ['num-gpus', 'gpu', 'dtype'];
+const CLUSTER_OPTIONS = ['num-gpus', 'gpu', 'dtype', 'peak-tflops'];
 const VIEW_OPTIONS = {
   breakdown: [], layers: [],
   sweep: ['seq-lengths'],

@@ -304,6 +304,11 @@ test('each view: the CLI\'s numbers (sweep, compare, plan, mfu), with a screensh
   assert.equal(Number(await data('#plan-gpu-hours', 'value')), plan.total.gpu_hours);
   assert.equal(Number(await data('#plan-cost', 'value')), plan.total.cost);
   await page.screenshot({path: path.join(screenshots, 'plan.png'), fullPage: true});
+  await recounted(() => page.fill('input[name="peak-tflops"]', '1000'));
+  const peakPlan = cliJson(['plan', ...preset, '--tokens', '15T', '--seq-length', '4096', '--global-batch-size', '1024',
+                            '--peak-tflops', '1000', '--num-gpus', '2048', '--mfu', '40%', '--price-per-gpu-hour', '2']);
+  assert.equal(Number(await data('#plan-days', 'value')), peakPlan.total.days);
+  await recounted(() => page.fill('input[name="peak-tflops"]', ''));
 
   await recounted(() => page.click('[data-view="mfu"]'));
   await choose('input[name="mode"][value="executed"]');
