@@ -1,4 +1,4 @@
-// The trainflops library in the page: trainflops.wasm, loaded by emscripten's
+// The trainflops library in the page: its WebAssembly, inside emscripten's
 // trainflops.js. Every number comes from the library; this file only moves
 // requests in and answers out.
 //
