@@ -2,11 +2,13 @@
 # missing Debian packages first (scripts/install-deps), then build with CMake.
 #
 #   make demo       builds the command-line tool alone and runs scripts/demo
-#   make test       builds everything, runs every ctest entry (unit, reference
-#                   vectors, command line, install, Python, PyTorch validation,
-#                   the commands the docs show),
-#                   then the unit tests under AddressSanitizer and
-#                   UndefinedBehaviorSanitizer (build-asan/)
+#   make test       builds everything (the web page too), runs every ctest
+#                   entry (unit, reference vectors, command line, install,
+#                   Python, PyTorch validation, the commands the docs show, the
+#                   page in Chromium), then the unit tests under
+#                   AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)
+#   make web        the web page: the library in WebAssembly (Debian's
+#                   emscripten, build/web-wasm/) and its static page (build/web/)
 #   make validate   the PyTorch runtime check alone, one line per case
 #   make bench      benchmarks in a Release build (build-release/), then the
 #                   Python figures; MEGATRON_LM=/path/to/Megatron-LM times
@@ -22,8 +24,13 @@ BENCH_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+WEB_BUILD ?= $(BUILD)/web-wasm
+WEB_PAGE ?= $(BUILD)/web
+# Debian's emscripten runs its JavaScript tools with the machine's node, which
+# finds Debian's node modules (acorn) only here.
+WEB_ENV = NODE_PATH=/usr/share/nodejs
 
-.PHONY: all deps configure build demo test test-sanitizers validate bench fuzz clean
+.PHONY: all deps configure build demo test test-sanitizers web validate bench fuzz clean
 
 all: build
 
@@ -40,7 +47,8 @@ demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target trainflops
 	@scripts/demo $(BUILD)/trainflops
 
-test: build test-sanitizers
+test: build test-sanitizers web
+	@scripts/install-deps chromium
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-sanitizers: deps
@@ -50,6 +58,13 @@ test-sanitizers: deps
 	@echo "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer:"
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SANITIZE_BUILD)/trainflops_tests --gtest_brief=1
+
+web: deps
+	@scripts/install-deps emscripten
+	@command -v npm > /dev/null || scripts/install-deps nodejs npm
+	@$(WEB_ENV) emcmake cmake -S web -B $(WEB_BUILD) -DTRAINFLOPS_PAGE_DIR=$(abspath $(WEB_PAGE)) > /dev/null
+	@$(WEB_ENV) cmake --build $(WEB_BUILD) -j $(JOBS)
+	@echo "the page: $(WEB_PAGE)/index.html (or: python3 -m http.server -d $(WEB_PAGE), then http://localhost:8000)"
 
 validate: build
 	@/usr/bin/python3 -m validation --cli $(BUILD)/trainflops

@@ -1,19 +1,16 @@
 #include "trainflops/plan.h"
 
-#include <charconv>
 #include <cmath>
 #include <string>
+
+#include "base/decimal_text.h"
 
 namespace trainflops {
 namespace {
 
 constexpr double kSecondsPerHour = 3600;
 
-std::string shown(double value) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  return std::string(text, end);
-}
+std::string shown(double value) { return shortest_round_trip(value); }
 
 Status check_cluster(const Cluster& c) {
   if (c.num_gpus < 1) return Error("num_gpus = " + std::to_string(c.num_gpus) + ": must be >= 1");
@@ -131,10 +128,9 @@ Result<RunPlan> plan_for_time(const FlopsCounter& counter, std::int64_t seq_leng
 Result<double> parse_utilization(std::string_view text, std::string_view field) {
   const bool percent = !text.empty() && text.back() == '%';
   const std::string_view number = percent ? text.substr(0, text.size() - 1) : text;
-  double value = 0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (percent) value /= 100;
-  if (number.empty() || error != std::errc() || end != number.data() + number.size() || !(value > 0 && value <= 1)) {
+  const std::optional<double> read = parse_double(number);
+  const double value = read ? (percent ? *read / 100 : *read) : 0;
+  if (!(value > 0 && value <= 1)) {
     return Error(std::string(field) + " = \"" + std::string(text) +
                  "\": must be a fraction in (0, 1] or a percentage in (0, 100]");
   }

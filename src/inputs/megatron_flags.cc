@@ -11,6 +11,7 @@
 #include <utility>
 #include <variant>
 
+#include "base/decimal_text.h"
 #include "inputs/flags_file.h"
 #include "inputs/megatron_known_flags.h"
 #include "trainflops/edit_distance.h"
@@ -405,12 +406,9 @@ Status read(const FlagUse& use, Tokens& tokens, std::optional<std::string>& out)
 // Python's float() of a decimal, as argparse's type=float applies it.
 Status read(const FlagUse& use, Tokens& tokens, std::optional<double>& out) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::string_view text, single_value(use, tokens));
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return value_error(use.name, text, "must be a number");
-  }
-  out = value;
+  const std::optional<double> value = parse_double(text);
+  if (!value) return value_error(use.name, text, "must be a number");
+  out = *value;
   return Ok{};
 }
 

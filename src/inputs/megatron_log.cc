@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/decimal_text.h"
+
 namespace trainflops {
 namespace {
 
@@ -30,12 +32,10 @@ Error not_a_number(std::int64_t line, std::string_view label, std::string_view v
 }
 
 Result<double> positive_number(std::int64_t line, std::string_view label, std::string_view value) {
-  double number = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (error != std::errc() || end != value.data() + value.size() || !(number > 0) || !std::isfinite(number)) {
+  const std::optional<double> number = parse_double(value);
+  if (!number || !(*number > 0) || !std::isfinite(*number))
     return not_a_number(line, label, value, "a positive number");
-  }
-  return number;
+  return *number;
 }
 
 Result<std::int64_t> positive_integer(std::int64_t line, std::string_view label, std::string_view value) {

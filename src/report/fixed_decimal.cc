@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string>
+
+#include "base/decimal_text.h"
 
 namespace trainflops {
 
@@ -39,11 +41,11 @@ char* write_integer_before(char* end, std::uint64_t value) {
 char* write_fixed_before(char* end, double value, int decimals) {
   static constexpr double kScale[kMaxFixedDecimals + 1] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
   // Most values are scaled and rounded as an integer, which is far cheaper
-  // than std::to_chars' exact conversion. The product is within half a unit
+  // than an exact conversion. The product is within half a unit
   // in the last place (below 2^-12 under 2^40) of the exact one, so a scaled
   // value farther than 2^-10 from a rounding boundary rounds as the exact one
-  // does; the others, negative values, large ones, infinities and NaN go to
-  // std::to_chars.
+  // does; the others, negative values, large ones, infinities and NaN are
+  // converted exactly (fixed_point_text).
   const double scaled = value * kScale[decimals];
   if (!std::signbit(value) && scaled < 0x1p40) {
     // Truncating a non-negative value floors it (std::floor is a call where
@@ -55,9 +57,8 @@ char* write_fixed_before(char* end, double value, int decimals) {
       return write_integer_before(end, units);
     }
   }
-  char text[kFixedDecimalCapacity];
-  char* text_end = std::to_chars(text, text + kFixedDecimalCapacity, value, std::chars_format::fixed, decimals).ptr;
-  return std::copy_backward(text, text_end, end);
+  const std::string text = fixed_point_text(value, decimals);
+  return std::copy_backward(text.begin(), text.end(), end);
 }
 
 }  // namespace trainflops

@@ -1,10 +1,10 @@
 #include "trainflops/render.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/decimal_text.h"
 #include "report/columns.h"
 #include "trainflops/parameters.h"
 
@@ -284,11 +284,7 @@ Result<Format> parse_format(std::string_view text) {
 
 std::string format_flops(double flops) { return printf_string("%.4e", flops); }
 
-std::string shortest_decimal(double value) {
-  char buffer[32];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
-  return std::string(buffer, end);
-}
+std::string shortest_decimal(double value) { return shortest_round_trip(value); }
 
 Result<LayerRows> parse_layer_rows(std::string_view text) {
   if (text == "kinds") return LayerRows::kKinds;
