@@ -192,7 +192,7 @@ std::string catalog() {
   ordered_json out = {{"presets", ordered_json::array()}, {"gpus", ordered_json::array()}};
   for (const Preset& preset : presets()) {
     ordered_json row = {{"name", preset.name}, {"title", preset.title}, {"description", preset.description}};
-    if (preset.args.seq_length) row["seq_length"] = *preset.args.seq_length;
+    if (preset.seq_length) row["seq_length"] = *preset.seq_length;
     out["presets"].push_back(std::move(row));
   }
   for (const PeakThroughput& peak : peak_table()) {
