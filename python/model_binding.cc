@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "accounting/megatron_total.h"
+#include "base/input_file.h"
 #include "base/json_text.h"
 #include "convert.h"
 #include "inputs/megatron_args_json.h"
-#include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/model_input.h"

@@ -26,6 +26,8 @@ HEADER_ONLY = {"mode": "accounting"}
 FRONT_ENDS = ("python", "tools")
 # (front-end file, internal header): why it is still included.
 FRONT_END_EXCEPTIONS = {
+    ("python/model_binding.cc", "base/input_file.h"):
+        "reads a file of Megatron-LM arguments or a trainflops config to tell them apart, before resolve_model",
     ("python/convert.cc", "base/json_text.h"):
         "reads JSON text with the library's limits and messages, which no public header offers",
     ("python/model_binding.cc", "base/json_text.h"):

@@ -13,7 +13,6 @@
 #include "peak_options.h"
 #include "printed.h"
 #include "trainflops/count.h"
-#include "trainflops/input_file.h"
 #include "trainflops/megatron_log.h"
 #include "trainflops/mfu.h"
 #include "trainflops/render.h"
@@ -21,9 +20,6 @@
 
 namespace trainflops::cli {
 namespace {
-
-// A training log is read whole; the last iteration line counts.
-constexpr std::size_t kMaxLogBytes = std::size_t{1} << 30;
 
 struct MfuOptions {
   ModelOptions model;
@@ -45,10 +41,8 @@ Result<std::optional<MegatronLogIteration>> read_log(const MfuOptions& o) {
                  "--megatron-log (a Megatron-LM training log)");
   }
   if (o.megatron_log.empty()) return std::optional<MegatronLogIteration>();
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(o.megatron_log, kMaxLogBytes));
-  Result<MegatronLogIteration> iteration = parse_megatron_log(text);
-  if (!iteration.ok()) return iteration.error().context(o.megatron_log);
-  return std::optional<MegatronLogIteration>(iteration.value());
+  TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronLogIteration iteration, read_megatron_log(o.megatron_log));
+  return std::optional<MegatronLogIteration>(iteration);
 }
 
 Result<std::string> run_mfu(MfuOptions o) {

@@ -8,6 +8,11 @@
 // "preset", "hf", "config" or "flags" (model_input.h), with
 // "dsa_indexer_grad_mode", "strict", "allow_unknown_flags" and, for BSHD,
 // "seq_length".
+//
+// Thread safety: CountRequest and BatchAnswer are plain values: several threads
+// may read one at once, and a thread that changes one must be the only one
+// using it. The functions here keep no state of their own: several threads may
+// call them at once, given different objects to change.
 #ifndef TRAINFLOPS_BATCH_H_
 #define TRAINFLOPS_BATCH_H_
 

@@ -10,6 +10,12 @@
 // mode's to the framework's one convention at a time, in a fixed order, so the
 // differences sum exactly to the total difference. docs/compare.md gives, for
 // each choice, the framework's file and version it was read from.
+//
+// Thread safety: Framework, ConventionKind, ConventionDifference,
+// FrameworkCount and Comparison are plain values: several threads may read one
+// at once, and a thread that changes one must be the only one using it. The
+// functions here keep no state of their own: several threads may call them at
+// once, given different objects to change.
 #ifndef TRAINFLOPS_COMPARE_H_
 #define TRAINFLOPS_COMPARE_H_
 

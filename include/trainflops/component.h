@@ -1,4 +1,9 @@
 // The parts a FLOPs count is broken down into.
+//
+// Thread safety: Component is a plain value: several threads may read one at
+// once, and a thread that changes one must be the only one using it. The
+// functions here keep no state of their own: several threads may call them at
+// once, given different objects to change.
 #ifndef TRAINFLOPS_COMPONENT_H_
 #define TRAINFLOPS_COMPONENT_H_
 

@@ -1,5 +1,11 @@
 // Counting: the FLOPs of one training iteration of a model over a workload,
 // with the breakdown by component and by layer.
+//
+// Thread safety: Recompute, Flops, ComponentFlops, LayerFlops, ParameterSummary
+// and Report are plain values: several threads may read one at once, and a
+// thread that changes one must be the only one using it. FlopsCounter: as its
+// comment below says. The functions here keep no state of their own: several
+// threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_COUNT_H_
 #define TRAINFLOPS_COUNT_H_
 
@@ -90,6 +96,8 @@ class StatisticSums;  // internal: sums of statistics over many documents
 // A model prepared for counting in one mode: its terms are built once, so that
 // counting many workloads costs little more than one multiply-add per
 // distinct statistic.
+// Thread safety: immutable once created; several threads may count with one
+// counter (or its copies, which share its prepared terms) at once.
 class FlopsCounter {
  public:
   // Validates the model. Executed mode needs num_experts on every MoE layer
@@ -115,11 +123,6 @@ class FlopsCounter {
   // times the number of components. Equal to report()'s exactly in the exact
   // modes, within rounding in megatron mode.
   Result<std::vector<ComponentFlops>> components(const Workload& workload) const;
-  // total(), with components()' values written into `per_component` (by the
-  // Component's value; 0 for the absent ones), from one evaluation of the
-  // workload and without a list: what a sweep over many workloads wants.
-  Result<Flops> total_and_components(const Workload& workload,
-                                     std::array<double, kAllComponents.size()>& per_component) const;
 
   Mode mode() const { return mode_; }
 
@@ -132,6 +135,10 @@ class FlopsCounter {
   Result<Flops> total_from_statistics(const std::vector<Int128>& sums) const;
 
  private:
+  friend class CounterInternals;  // the library's own callers (src/accounting/counter_internals.h)
+
+  Result<Flops> total_and_components(const Workload& workload,
+                                     std::array<double, kAllComponents.size()>& per_component) const;
   struct Rows;  // the report's rows and the terms they show, built once per distinct layer (count.cc)
 
   FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows);

@@ -6,6 +6,9 @@
 // (not executed mode: no absorbed MLA, no head weighting), of one layer for the whole
 // batch; a training iteration multiplies them by the executions of
 // layer_flops.h (3 for the attention, by grad mode for the indexer).
+//
+// Thread safety: The functions here keep no state of their own: several threads
+// may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_DSA_H_
 #define TRAINFLOPS_DSA_H_
 

@@ -24,6 +24,11 @@
 //   - DSA indexers get grad mode kOff (a config does not say how the indexer
 //     trains); megatron_seq_length stays unset (a config has no training
 //     sequence length; max_position_embeddings is not one).
+//
+// Thread safety: HfImport and UnknownFields are plain values: several threads
+// may read one at once, and a thread that changes one must be the only one
+// using it. The functions here keep no state of their own: several threads may
+// call them at once, given different objects to change.
 #ifndef TRAINFLOPS_HF_CONFIG_H_
 #define TRAINFLOPS_HF_CONFIG_H_
 

@@ -6,6 +6,11 @@
 // `|` separates pipeline stages and `[` `]` group layers; both are ignored for
 // counting (the main pattern's `|` are kept as stage sizes for the pipeline
 // report). `MAIN/P/P` adds one multi-token-prediction depth per `/P`.
+//
+// Thread safety: LayerSymbol and HybridPattern are plain values: several
+// threads may read one at once, and a thread that changes one must be the only
+// one using it. The functions here keep no state of their own: several threads
+// may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_HYBRID_PATTERN_H_
 #define TRAINFLOPS_HYBRID_PATTERN_H_
 

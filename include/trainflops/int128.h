@@ -1,5 +1,10 @@
 // Exact integer arithmetic for the exact modes: signed 128-bit values whose
 // every operation detects overflow instead of wrapping.
+//
+// Thread safety: Int128 is a plain value: several threads may read one at once,
+// and a thread that changes one must be the only one using it. The functions
+// here keep no state of their own: several threads may call them at once, given
+// different objects to change.
 #ifndef TRAINFLOPS_INT128_H_
 #define TRAINFLOPS_INT128_H_
 

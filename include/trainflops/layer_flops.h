@@ -3,6 +3,11 @@
 // the number of times it executes in a training iteration. Summing
 // forward_flops / divisor * executions * statistic over the terms of a model
 // gives the FLOPs of one iteration.
+//
+// Thread safety: Convention, Term and Terms are plain values: several threads
+// may read one at once, and a thread that changes one must be the only one
+// using it. The functions here keep no state of their own: several threads may
+// call them at once, given different objects to change.
 #ifndef TRAINFLOPS_LAYER_FLOPS_H_
 #define TRAINFLOPS_LAYER_FLOPS_H_
 

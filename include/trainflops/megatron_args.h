@@ -1,6 +1,11 @@
 // Megatron-LM's arguments, as its `num_floating_point_operations` reads them
 // (the `args` namespace after argument validation), and their translation into
 // a model description.
+//
+// Thread safety: MegatronArgs, ParsedMegatronArgs and LayerFrequency are plain
+// values: several threads may read one at once, and a thread that changes one
+// must be the only one using it. The functions here keep no state of their own:
+// several threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_MEGATRON_ARGS_H_
 #define TRAINFLOPS_MEGATRON_ARGS_H_
 

@@ -72,6 +72,11 @@
 //    the rule, e.g. `--num-layers = "abc": must be an integer`,
 //    `unknown flag --num-layer: did you mean --num-layers?; to count the model
 //    without it, allow unknown flags`.
+//
+// Thread safety: ParsedMegatronFlags and UnknownFlags are plain values: several
+// threads may read one at once, and a thread that changes one must be the only
+// one using it. The functions here keep no state of their own: several threads
+// may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_MEGATRON_FLAGS_H_
 #define TRAINFLOPS_MEGATRON_FLAGS_H_
 

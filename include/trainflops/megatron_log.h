@@ -3,11 +3,17 @@
 //   elapsed time per iteration (ms): 24500.3 | throughput per GPU
 //   (TFLOP/s/GPU): 43.5 | learning rate: 3.0E-04 | global batch size: 1024 | ...
 // as megatron/training/training.py writes it every log_interval iterations.
+//
+// Thread safety: MegatronLogIteration is a plain value: several threads may
+// read one at once, and a thread that changes one must be the only one using
+// it. The functions here keep no state of their own: several threads may call
+// them at once, given different objects to change.
 #ifndef TRAINFLOPS_MEGATRON_LOG_H_
 #define TRAINFLOPS_MEGATRON_LOG_H_
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "trainflops/result.h"
@@ -30,6 +36,12 @@ struct MegatronLogIteration {
 // field that is not a number ("line 12: elapsed time per iteration (ms) =
 // \"abc\": must be a positive number").
 Result<MegatronLogIteration> parse_megatron_log(std::string_view text);
+
+// The last iteration line of the log file at `path`, read whole (at most
+// 1 GiB). Errors: the file's ("PATH: cannot open (No such file or
+// directory)", "PATH: larger than ...") and parse_megatron_log()'s, after
+// "PATH: ".
+Result<MegatronLogIteration> read_megatron_log(const std::string& path);
 
 }  // namespace trainflops
 

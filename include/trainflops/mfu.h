@@ -2,6 +2,12 @@
 // FLOPs utilization (MFU), from the FLOPs of one iteration and its step time,
 // against the dense peak of a GPU type taken from its vendor's datasheet.
 // docs/mfu.md lists the table with its sources.
+//
+// Thread safety: Dtype, PeakThroughput, GpuAlias, FoundPeak, StepMeasurement
+// and Utilization are plain values: several threads may read one at once, and a
+// thread that changes one must be the only one using it. The functions here
+// keep no state of their own: several threads may call them at once, given
+// different objects to change.
 #ifndef TRAINFLOPS_MFU_H_
 #define TRAINFLOPS_MFU_H_
 

@@ -1,4 +1,9 @@
 // The three ways trainflops counts a model.
+//
+// Thread safety: Mode is a plain value: several threads may read one at once,
+// and a thread that changes one must be the only one using it. The functions
+// here keep no state of their own: several threads may call them at once, given
+// different objects to change.
 #ifndef TRAINFLOPS_MODE_H_
 #define TRAINFLOPS_MODE_H_
 

@@ -5,6 +5,14 @@
 // All sizes are element counts (not bytes). Every layer is a mixer (token
 // mixing: attention, a state-space or linear-attention block), a channel mixer
 // (MLP or MoE), or both, as in a standard transformer block.
+//
+// Thread safety: GqaAttention, MlaAttention, DsaIndexer, DsaAttention,
+// CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
+// DenseMlp, Moe, Layer, MegatronPath, Model, PipelineSplit, KindCount, Mixer
+// and ChannelMixer are plain values: several threads may read one at once, and
+// a thread that changes one must be the only one using it. LayerStack: as its
+// comment below says. The functions here keep no state of their own: several
+// threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_MODEL_H_
 #define TRAINFLOPS_MODEL_H_
 
@@ -203,6 +211,8 @@ struct Layer {
 // building, validating and counting cost the number of distinct layers and
 // runs, never the number of layers. Reading it position by position (size(),
 // operator[], iteration) sees every layer, as a std::vector<Layer> would.
+// Thread safety: a value; several threads may read one at once, and a thread
+// that changes one must be the only one using it.
 class LayerStack {
  public:
   struct Run {
@@ -216,27 +226,10 @@ class LayerStack {
   // The layers in order (equal ones are stored once).
   LayerStack(const std::vector<Layer>& layers);  // NOLINT(google-explicit-constructor): the same sequence
 
-  // Appends `count` (> 0) copies of `layer`; returns its index in distinct(),
-  // which append_again() takes. A layer equal to one already held is not
-  // stored again.
+  // Appends `count` (> 0) copies of `layer`; returns its index in distinct().
+  // A layer equal to one already held is not stored again.
   std::size_t append(const Layer& layer, std::int64_t count = 1);
   void push_back(const Layer& layer) { append(layer); }
-  // Appends `count` (> 0) copies of distinct()[distinct_index], without
-  // comparing layers: what builders that know which layers repeat use.
-  void append_again(std::size_t distinct_index, std::int64_t count = 1) {
-    if (!runs_.empty() && runs_.back().layer == distinct_index) {
-      runs_.back().count += count;
-    } else {
-      runs_.push_back({distinct_index, size_, count});
-    }
-    size_ += count;
-  }
-  // Room for `distinct` layers and `runs` runs, so that a builder appending
-  // them grows no vector.
-  void reserve(std::size_t distinct, std::size_t runs) {
-    distinct_.reserve(distinct);
-    runs_.reserve(runs);
-  }
   // Replaces the layer at `position` (< size()) alone.
   void set(std::size_t position, const Layer& layer);
   // Calls `edit(Layer&)` once per distinct layer: every position changes alike.
@@ -249,6 +242,7 @@ class LayerStack {
   bool empty() const { return size_ == 0; }
   // The layer at `position` (< size()), found by binary search over the runs.
   const Layer& operator[](std::size_t position) const;
+  // The first and the last layer; the stack must not be empty.
   const Layer& front() const { return distinct_[runs_.front().layer]; }
   const Layer& back() const { return distinct_[runs_.back().layer]; }
 
@@ -288,6 +282,17 @@ class LayerStack {
   bool operator==(const LayerStack& other) const;
 
  private:
+  friend class LayerStackBuilder;  // the library's builders (src/model/layer_stack_builder.h)
+
+  void append_again(std::size_t distinct_index, std::int64_t count) {
+    if (!runs_.empty() && runs_.back().layer == distinct_index) {
+      runs_.back().count += count;
+    } else {
+      runs_.push_back({distinct_index, size_, count});
+    }
+    size_ += count;
+  }
+
   std::vector<Layer> distinct_;
   std::vector<Run> runs_;
   std::int64_t size_ = 0;

@@ -2,6 +2,11 @@
 // `batch` describe where a model comes from with a ModelInput and turn it
 // into a validated model here, so that they accept the same sources, apply
 // the same rules and defaults, and give the same errors.
+//
+// Thread safety: ModelInput and ResolvedModel are plain values: several threads
+// may read one at once, and a thread that changes one must be the only one
+// using it. The functions here keep no state of their own: several threads may
+// call them at once, given different objects to change.
 #ifndef TRAINFLOPS_MODEL_INPUT_H_
 #define TRAINFLOPS_MODEL_INPUT_H_
 

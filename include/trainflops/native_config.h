@@ -11,6 +11,9 @@
 // Every size is required; only optional features ("q_lora_rank", "latent_size",
 // "shared_expert_ffn_hidden_size", "num_experts", "output_gate", "gated") may
 // be left out, meaning absent. Unknown keys are errors.
+//
+// Thread safety: The functions here keep no state of their own: several threads
+// may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_NATIVE_CONFIG_H_
 #define TRAINFLOPS_NATIVE_CONFIG_H_
 

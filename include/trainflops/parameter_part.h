@@ -1,6 +1,11 @@
 // The parts of a model that a parameter figure may count or leave out: the
 // vocabulary a published figure is read in (presets.h) and counted in
 // (parameters.h).
+//
+// Thread safety: ParameterPart is a plain value: several threads may read one
+// at once, and a thread that changes one must be the only one using it. The
+// functions here keep no state of their own: several threads may call them at
+// once, given different objects to change.
 #ifndef TRAINFLOPS_PARAMETER_PART_H_
 #define TRAINFLOPS_PARAMETER_PART_H_
 

@@ -48,6 +48,12 @@
 // "6 N FLOPs per token": in model mode a training iteration costs 6 FLOPs
 // per token per active parameter, plus core attention and the few terms that
 // are not products of a weight (docs/presets.md).
+//
+// Thread safety: ParameterCount, ComponentParameters, LayerParameters and
+// ModelParameters are plain values: several threads may read one at once, and a
+// thread that changes one must be the only one using it. The functions here
+// keep no state of their own: several threads may call them at once, given
+// different objects to change.
 #ifndef TRAINFLOPS_PARAMETERS_H_
 #define TRAINFLOPS_PARAMETERS_H_
 

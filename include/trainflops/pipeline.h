@@ -8,6 +8,12 @@
 // stage i mod stages); the embedding sits on the first chunk, the MTP depths
 // and the output layer (logits, of every head) on the last, unless a
 // pipeline_model_parallel_layout places them.
+//
+// Thread safety: PipelineChunk, PipelineLayout, PipelineStage and
+// PipelineReport are plain values: several threads may read one at once, and a
+// thread that changes one must be the only one using it. The functions here
+// keep no state of their own: several threads may call them at once, given
+// different objects to change.
 #ifndef TRAINFLOPS_PIPELINE_H_
 #define TRAINFLOPS_PIPELINE_H_
 

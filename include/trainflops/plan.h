@@ -3,6 +3,11 @@
 // cluster sustaining a given MFU; or the tokens a given time buys. A run may
 // train in stages of different context lengths (4K for most tokens, then
 // 32K and 128K extensions), each with its own iterations.
+//
+// Thread safety: PlanStage, PlanBatch, Cluster, StagePlan and RunPlan are plain
+// values: several threads may read one at once, and a thread that changes one
+// must be the only one using it. The functions here keep no state of their own:
+// several threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_PLAN_H_
 #define TRAINFLOPS_PLAN_H_
 

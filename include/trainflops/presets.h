@@ -2,6 +2,11 @@
 // the model (its Megatron-LM arguments, or its released Hugging Face
 // config.json where Megatron-LM has no arguments for its layers) with its
 // name, a description and the source of its numbers, compiled into the library.
+//
+// Thread safety: PublishedParameters and Preset are plain values: several
+// threads may read one at once, and a thread that changes one must be the only
+// one using it. The functions here keep no state of their own: several threads
+// may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_PRESETS_H_
 #define TRAINFLOPS_PRESETS_H_
 

@@ -1,5 +1,10 @@
 // Text forms of a report: a table for people, JSON and CSV for programs.
 // docs/output.md documents the JSON schema and the CSV columns.
+//
+// Thread safety: Format and LayerRows are plain values: several threads may
+// read one at once, and a thread that changes one must be the only one using
+// it. The functions here keep no state of their own: several threads may call
+// them at once, given different objects to change.
 #ifndef TRAINFLOPS_RENDER_H_
 #define TRAINFLOPS_RENDER_H_
 

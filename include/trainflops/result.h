@@ -1,5 +1,11 @@
 // Result<T>: a value or an Error. The library reports every failure this way;
 // nothing in the public API throws, prints or exits.
+//
+// Thread safety: ErrorCode and Ok are plain values: several threads may read
+// one at once, and a thread that changes one must be the only one using it.
+// Error and Result: as each comment below says. The functions here keep no
+// state of their own: several threads may call them at once, given different
+// objects to change.
 #ifndef TRAINFLOPS_RESULT_H_
 #define TRAINFLOPS_RESULT_H_
 
@@ -30,6 +36,7 @@ const char* error_code_name(ErrorCode code);
 // control bytes (other than line breaks) and bytes that are not UTF-8 are
 // escaped as \xNN, and a message longer than kMaxErrorMessageBytes is cut
 // with a note of how much was left out.
+// Thread safety: a value; several threads may read one at once.
 class Error {
  public:
   static constexpr std::size_t kMaxErrorMessageBytes = 2000;
@@ -49,6 +56,8 @@ class Error {
   std::string message_;
 };
 
+// Thread safety: a value; several threads may read one at once, and a thread
+// that changes or moves from one must be the only one using it.
 template <typename T>
 class [[nodiscard]] Result {
  public:

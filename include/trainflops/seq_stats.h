@@ -4,6 +4,10 @@
 // a small fixed-size vector of int64 whose elementwise sum over ranks (one
 // all_reduce(SUM)) is the state of the whole global batch, from which flops()
 // gives the exact `model`-mode FLOPs of the iteration.
+//
+// Thread safety: SeqStats: as its comment below says. The functions here keep
+// no state of their own: several threads may call them at once, given different
+// objects to change.
 #ifndef TRAINFLOPS_SEQ_STATS_H_
 #define TRAINFLOPS_SEQ_STATS_H_
 
@@ -17,6 +21,10 @@
 
 namespace trainflops {
 
+// Thread safety: the const methods may run on several threads at once;
+// add_lengths, add_cu_seqlens and set_vector change the state, so the thread
+// calling one must be the only one using that SeqStats. SeqStats made from one
+// Model on different threads (one per rank) need no synchronization.
 class SeqStats {
  public:
   // Validates the model; counts in `model` mode.

@@ -2,6 +2,11 @@
 // pairs, ... Each statistic is a sum over the documents of a batch of a
 // per-document count, so that partial sums from different ranks add up to the
 // global one. Positions i run 1..L within a document of L tokens.
+//
+// Thread safety: StatisticKind, Statistic and MegatronAggregates are plain
+// values: several threads may read one at once, and a thread that changes one
+// must be the only one using it. The functions here keep no state of their own:
+// several threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_STATISTIC_H_
 #define TRAINFLOPS_STATISTIC_H_
 
@@ -37,6 +42,8 @@ struct Statistic {
 
 inline constexpr Statistic kTokens{StatisticKind::kTokens};
 inline constexpr Statistic kCausalPairs{StatisticKind::kCausalPairs};
+// Each statistic of its kind; document_count() needs its sizes >= 1, and the
+// pooled attended pairs' topk a multiple of pool.
 Statistic topk_pairs(std::int64_t topk);
 Statistic pooled_attended_pairs(std::int64_t topk, std::int64_t pool, bool tail);
 Statistic complete_pool_pairs(std::int64_t pool);

@@ -2,6 +2,11 @@
 // dense-attention accounting (every DSA layer charged as dense MLA attention,
 // no indexer, Megatron-LM's count before DSA support; every sliding window or
 // chunk as full causal attention) reports for the same model.
+//
+// Thread safety: SweepPoint is a plain value: several threads may read one at
+// once, and a thread that changes one must be the only one using it. Sweeper:
+// as its comment below says. The functions here keep no state of their own:
+// several threads may call them at once, given different objects to change.
 #ifndef TRAINFLOPS_SWEEP_H_
 #define TRAINFLOPS_SWEEP_H_
 
@@ -39,6 +44,8 @@ Model with_dense_attention(const Model& model);
 // A sweep's two counters (the model's and its dense accounting's), prepared
 // once: points one length at a time, for sweeps of more lengths than are
 // worth holding at once.
+// Thread safety: immutable once created; several threads may take points
+// from one Sweeper at once.
 class Sweeper {
  public:
   // Errors: the model's, as FlopsCounter::create reports them.

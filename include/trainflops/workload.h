@@ -1,4 +1,10 @@
 // What one training iteration processes: the global batch.
+//
+// Thread safety: Bshd, PackedDocuments, SequenceAggregates and Workload are
+// plain values: several threads may read one at once, and a thread that changes
+// one must be the only one using it. The functions here keep no state of their
+// own: several threads may call them at once, given different objects to
+// change.
 #ifndef TRAINFLOPS_WORKLOAD_H_
 #define TRAINFLOPS_WORKLOAD_H_
 
@@ -45,11 +51,6 @@ Int128 total_tokens(const Workload& workload);
 // used by variable-length attention kernels): the differences of consecutive
 // entries. Errors name the first entry that is negative or decreasing.
 Result<std::vector<std::int64_t>> lengths_from_cu_seqlens(const std::vector<std::int64_t>& cu_seqlens);
-
-// validate()'s rule that a batch holds a token, for documents given by their
-// cu_seqlens offsets (0 first, as lengths_from_cu_seqlens() checks): an error
-// naming cu_seqlens when the last offset, `last`, is 0.
-Status check_offsets_hold_tokens(std::int64_t last);
 
 // "4,096 x 8 sequences", "12 documents, 40,960 tokens", ...
 std::string describe(const Workload& workload);

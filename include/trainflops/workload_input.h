@@ -1,6 +1,11 @@
 // One way in for workloads: the command line, the Python module and `batch`
 // say which workload they were given with a WorkloadInput and turn it into a
 // Workload here, with the same rules, defaults and error text.
+//
+// Thread safety: WorkloadInput is a plain value: several threads may read one
+// at once, and a thread that changes one must be the only one using it. The
+// functions here keep no state of their own: several threads may call them at
+// once, given different objects to change.
 #ifndef TRAINFLOPS_WORKLOAD_INPUT_H_
 #define TRAINFLOPS_WORKLOAD_INPUT_H_
 

@@ -1,5 +1,10 @@
 // Workload inputs as text, as the command line and files give them:
 // cu_seqlens files, sizes such as 4k, lists of context lengths.
+//
+// Thread safety: SizeSuffixes is a plain value: several threads may read one at
+// once, and a thread that changes one must be the only one using it. The
+// functions here keep no state of their own: several threads may call them at
+// once, given different objects to change.
 #ifndef TRAINFLOPS_WORKLOAD_TEXT_H_
 #define TRAINFLOPS_WORKLOAD_TEXT_H_
 

@@ -8,6 +8,7 @@
 
 #include "accounting/megatron_total.h"
 #include "accounting/statistic_sums.h"
+#include "model/workload_offsets.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
 

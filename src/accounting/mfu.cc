@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "trainflops/edit_distance.h"
+#include "base/edit_distance.h"
 
 namespace trainflops {
 namespace {

@@ -1,5 +1,6 @@
 #include "trainflops/sweep.h"
 
+#include "accounting/counter_internals.h"
 #include "base/overloaded.h"
 
 namespace trainflops {
@@ -40,7 +41,7 @@ Result<Sweeper> Sweeper::create(const Model& model, Mode mode) {
 Result<SweepPoint> Sweeper::point(std::int64_t seq_length) const {
   const Workload one_sequence = Bshd{1, seq_length};
   SweepPoint point;
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, counter_.total_and_components(one_sequence, point.components));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total, CounterInternals::total_and_components(counter_, one_sequence, point.components));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Flops dense_total, dense_.total(one_sequence));
   const auto tokens = static_cast<double>(seq_length);
   point.seq_length = seq_length;

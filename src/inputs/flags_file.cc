@@ -1,6 +1,6 @@
 #include "inputs/flags_file.h"
 
-#include "trainflops/input_file.h"
+#include "base/input_file.h"
 
 namespace trainflops {
 namespace {

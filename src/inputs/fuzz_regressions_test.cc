@@ -5,11 +5,11 @@
 #include <cmath>
 #include <filesystem>
 
+#include "base/input_file.h"
 #include "trainflops/batch.h"
 #include "trainflops/count.h"
 #include "trainflops/hf_config.h"
 #include "trainflops/hybrid_pattern.h"
-#include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <iterator>
 
+#include "base/input_file.h"
 #include "base/json_text.h"
 #include "inputs/hf_config_reader.h"
 #include "inputs/hf_models.h"
-#include "trainflops/input_file.h"
 
 namespace trainflops {
 namespace hf {

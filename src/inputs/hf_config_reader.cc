@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "trainflops/edit_distance.h"
+#include "base/edit_distance.h"
 #include "trainflops/model.h"
 
 namespace trainflops::hf {

@@ -10,6 +10,7 @@
 #include "base/json_text.h"
 #include "base/overloaded.h"
 #include "inputs/megatron_args_json.h"
+#include "model/layer_stack_builder.h"
 #include "trainflops/hybrid_pattern.h"
 
 namespace trainflops {
@@ -651,7 +652,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
                                : 1 + std::transform_reduce(keys.begin() + 1, keys.end(), keys.begin(), std::size_t{0},
                                                            std::plus<>(), std::not_equal_to<>());
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
-  model.layers.reserve(std::min(runs, kUsualKeys), runs);
+  LayerStackBuilder::reserve(model.layers, std::min(runs, kUsualKeys), runs);
   constexpr std::size_t kNotBuilt = SIZE_MAX;
   std::array<std::size_t, 2 * kWindowed> built;  // per key: its index in the decoder's distinct layers
   static_assert((kLinear | kRunsIndexer | kMoe | 3 << kCompressionShift | kWindowed) < built.size());
@@ -663,7 +664,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     while (end < layers && keys[end] == key) ++end;
     const auto repeats = static_cast<std::int64_t>(end - i);
     if (built[key] != kNotBuilt) {
-      model.layers.append_again(built[key], repeats);
+      LayerStackBuilder::append_again(model.layers, built[key], repeats);
     } else {
       TRAINFLOPS_RETURN_IF_ERROR(build_layer(i, layer));
       TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, static_cast<std::int64_t>(i + 1), layer));

@@ -12,9 +12,9 @@
 #include <variant>
 
 #include "base/decimal_text.h"
+#include "base/edit_distance.h"
 #include "inputs/flags_file.h"
 #include "inputs/megatron_known_flags.h"
-#include "trainflops/edit_distance.h"
 
 namespace trainflops {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/decimal_text.h"
+#include "base/input_file.h"
 
 namespace trainflops {
 namespace {
@@ -84,6 +85,14 @@ Result<MegatronLogIteration> parse_megatron_log(std::string_view text) {
     if (error == std::errc() && end == iteration->data() + iteration->size()) result.iteration = value;
   }
   return result;
+}
+
+Result<MegatronLogIteration> read_megatron_log(const std::string& path) {
+  constexpr std::size_t kMaxLogBytes = std::size_t{1} << 30;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxLogBytes));
+  Result<MegatronLogIteration> iteration = parse_megatron_log(text);
+  if (!iteration.ok()) return iteration.error().context(path);
+  return iteration;
 }
 
 }  // namespace trainflops

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 namespace trainflops {
@@ -57,6 +59,28 @@ TEST(MegatronLogTest, Errors) {
     ASSERT_FALSE(parsed.ok());
     EXPECT_EQ(parsed.error().message(), c.message);
   }
+}
+
+// A log file: its last iteration line, or its path before the error.
+TEST(MegatronLogTest, ReadsAFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string log = dir + "megatron_log_test.log", empty = dir + "megatron_log_test_empty.log";
+  std::ofstream(log) << "iteration 1/ 2 | elapsed time per iteration (ms): 1500.0 |\n"
+                        "iteration 2/ 2 | elapsed time per iteration (ms): 1250.0 | global batch size: 8 |\n";
+  std::ofstream(empty) << "no iterations yet\n";
+  const Result<MegatronLogIteration> read = read_megatron_log(log);
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(read.value().line, 2);
+  EXPECT_EQ(read.value().iteration, 2);
+  EXPECT_EQ(read.value().step_time_s, 1.25);
+  EXPECT_EQ(read.value().global_batch_size, 8);
+  EXPECT_EQ(read_megatron_log(empty).error().message(),
+            empty + ": no line has \"elapsed time per iteration (ms):\": give a Megatron-LM training log (the lines "
+                    "it writes every log_interval iterations)");
+  EXPECT_EQ(read_megatron_log(dir + "no_such.log").error().message(),
+            dir + "no_such.log: cannot open (No such file or directory)");
+  std::remove(log.c_str());
+  std::remove(empty.c_str());
 }
 
 }  // namespace

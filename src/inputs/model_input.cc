@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
+#include "base/input_file.h"
 #include "trainflops/hf_config.h"
-#include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/native_config.h"

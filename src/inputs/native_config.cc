@@ -8,8 +8,8 @@
 #include <utility>
 #include <variant>
 
+#include "base/input_file.h"
 #include "base/json_text.h"
-#include "trainflops/input_file.h"
 
 namespace trainflops {
 namespace {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/edit_distance.h"
 #include "base/json_text.h"
 #include "inputs/megatron_args_json.h"
 #include "inputs/presets_data.h"
-#include "trainflops/edit_distance.h"
 #include "trainflops/hf_config.h"
 
 namespace trainflops {

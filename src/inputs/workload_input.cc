@@ -1,5 +1,6 @@
 #include "trainflops/workload_input.h"
 
+#include "model/workload_offsets.h"
 #include "trainflops/workload_text.h"
 
 namespace trainflops {

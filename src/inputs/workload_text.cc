@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "trainflops/input_file.h"
+#include "base/input_file.h"
 #include "trainflops/workload.h"
 
 namespace trainflops {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "model/layer_stack_builder.h"
 #include "trainflops/count.h"
 #include "trainflops/model.h"
 #include "trainflops/native_config.h"
@@ -60,7 +61,7 @@ TEST(LayerStackTest, EqualWhenThePositionsAreEqualHoweverStored) {
   appended.append(mlp(16));
   LayerStack again;  // a duplicate distinct layer, appended by index
   again.append(mlp(8));
-  again.append_again(0);
+  LayerStackBuilder::append_again(again, 0);
   again.append(mlp(16));
   EXPECT_EQ(appended, again);
   EXPECT_EQ(appended, LayerStack({mlp(8), mlp(8), mlp(16)}));
@@ -84,7 +85,7 @@ TEST(LayerStackTest, SetChangesOnePositionEditEachEveryOne) {
 TEST(LayerStackTest, DistinctLayersFollowTheirFirstPositions) {
   LayerStack stack({mlp(8), mlp(16), mlp(8), mlp(32)});
   stack.set(0, mlp(64));
-  stack.append_again(1);
+  LayerStackBuilder::append_again(stack, 1);
   stack.append(mlp(16));
   std::vector<std::int64_t> distinct;
   for (const Layer& layer : stack.distinct())

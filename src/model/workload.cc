@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "model/workload_offsets.h"
+
 namespace trainflops {
 namespace {
 

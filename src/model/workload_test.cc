@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "model/workload_offsets.h"
 #include "trainflops/workload_text.h"
 
 namespace trainflops {

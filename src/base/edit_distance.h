@@ -1,6 +1,6 @@
-// Did-you-mean suggestions for misspelt names (flags, config fields).
-#ifndef TRAINFLOPS_EDIT_DISTANCE_H_
-#define TRAINFLOPS_EDIT_DISTANCE_H_
+// Internal: did-you-mean suggestions for misspelt names (flags, config fields).
+#ifndef TRAINFLOPS_SRC_BASE_EDIT_DISTANCE_H_
+#define TRAINFLOPS_SRC_BASE_EDIT_DISTANCE_H_
 
 #include <cstddef>
 #include <optional>
@@ -21,4 +21,4 @@ std::optional<std::string> nearest_name(std::string_view name, const std::vector
 
 }  // namespace trainflops
 
-#endif  // TRAINFLOPS_EDIT_DISTANCE_H_
+#endif  // TRAINFLOPS_SRC_BASE_EDIT_DISTANCE_H_

@@ -1,8 +1,9 @@
-// Reading the files a user names (model configs, Megatron-LM arguments,
-// cu_seqlens): whole, but never more than a limit, so that /dev/zero or a
-// mistaken multi-gigabyte file is a clear error instead of exhausting memory.
-#ifndef TRAINFLOPS_INPUT_FILE_H_
-#define TRAINFLOPS_INPUT_FILE_H_
+// Internal: reading the files a user names (model configs, Megatron-LM
+// arguments, cu_seqlens): whole, but never more than a limit, so that
+// /dev/zero or a mistaken multi-gigabyte file is a clear error instead of
+// exhausting memory.
+#ifndef TRAINFLOPS_SRC_BASE_INPUT_FILE_H_
+#define TRAINFLOPS_SRC_BASE_INPUT_FILE_H_
 
 #include <cstddef>
 #include <string>
@@ -23,4 +24,4 @@ Result<std::string> read_input_file(const std::string& path, std::size_t max_byt
 
 }  // namespace trainflops
 
-#endif  // TRAINFLOPS_INPUT_FILE_H_
+#endif  // TRAINFLOPS_SRC_BASE_INPUT_FILE_H_
