@@ -167,12 +167,13 @@ class _LossOnOutput(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, output, loss):
-        ctx.loss_dtype = loss.dtype
+        ctx.save_for_backward(loss)
         return output.view_as(output)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output, torch.ones((), dtype=ctx.loss_dtype)
+        loss, = ctx.saved_tensors
+        return grad_output, torch.ones_like(loss)
 
 
 def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_core):
