@@ -168,11 +168,31 @@ void check_types(const MegatronArgs& args, const ArgTypes& types) {
   }
 }
 
+// An argparse.Namespace or a types.SimpleNamespace (not a subclass, which may
+// define properties): every attribute is in its __dict__.
+bool is_plain_namespace(py::handle args) {
+  static const py::handle argparse_namespace = py::object(py::module_::import("argparse").attr("Namespace")).release();
+  static const py::handle simple_namespace = py::object(py::module_::import("types").attr("SimpleNamespace")).release();
+  const py::handle type = py::type::handle_of(args);
+  return type.is(argparse_namespace) || type.is(simple_namespace);
+}
+
 // The value of every argument name on `args` (None when absent), in
-// for_each_megatron_arg()'s order.
+// for_each_megatron_arg()'s order. A namespace's are looked up in its
+// __dict__: getattr would raise and catch an AttributeError for each absent
+// name, most of the time of a call.
 std::vector<py::object> attribute_values(py::handle args) {
   std::vector<py::object> values;
   values.reserve(python_arg_names().size());
+  if (is_plain_namespace(args)) {
+    const py::dict attributes = args.attr("__dict__");
+    for (const py::str& name : python_arg_names()) {
+      PyObject* value = PyDict_GetItemWithError(attributes.ptr(), name.ptr());
+      if (!value && PyErr_Occurred()) throw py::error_already_set();
+      values.push_back(value ? py::reinterpret_borrow<py::object>(value) : py::none());
+    }
+    return values;
+  }
   for (const py::str& name : python_arg_names()) {
     PyObject* value = PyObject_GetAttr(args.ptr(), name.ptr());
     if (!value) {
