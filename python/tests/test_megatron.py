@@ -277,7 +277,7 @@ def test_arguments_by_position_or_by_keyword_as_megatron_lm_passes_them():
                                          total_real_tokens_in_batch=678) == expected
     assert num_floating_point_operations(total_real_tokens_in_batch=678, seqlen_squared_sum_in_batch=12345,
                                          batch_size=8, args=args) == expected
-    built = "".join(["batch", "_size"])  # a keyword that is not an interned string
+    built = "".join(["batch", "_size"])  # a keyword built at run time
     assert num_floating_point_operations(args, **{built: 8}) == num_floating_point_operations(args, 8)
     assert str(inspect.signature(num_floating_point_operations)) == (
         "(args, batch_size, seqlen_squared_sum_in_batch=None, total_real_tokens_in_batch=None)")
