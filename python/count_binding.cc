@@ -111,11 +111,14 @@ modes). str(report) is the table `trainflops count` prints.)")
             parameters["total"] = to_python(self.parameters->total);
             parameters["active"] = to_python(self.parameters->active);
             parameters["embedding"] = to_python(self.parameters->embedding);
+            parameters["costing_flops"] = to_python(self.parameters->costing_flops);
+            parameters["not_costing_flops"] = to_python(self.parameters->not_costing_flops);
             parameters["six_n_d"] = to_python(self.parameters->six_n_d);
             return parameters;
           },
-          "{total, active, embedding, six_n_d} as ints: every parameter, those one token's products use (N), the "
-          "embedding table, and 6 x N x tokens; None when an MoE layer lacks num_experts.")
+          "{total, active, embedding, costing_flops, not_costing_flops, six_n_d} as ints: every parameter, those one "
+          "token uses (N), the embedding table, the parameters of products model mode counts and the rest (tables, "
+          "routers, norms, biases), and 6 x N x tokens; None when an MoE layer lacks num_experts.")
       .def_property_readonly(
           "breakdown", [](const Report& self) { return breakdown(self.components); },
           "{component: FLOPs}, non-zero components only, in a fixed order.")

@@ -58,9 +58,13 @@ struct LayerFlops {
 // the usual "6 N D" approximation, and that approximation for the workload.
 struct ParameterSummary {
   Int128 total = 0;      // every parameter: embedding, decoder, MTP depths, output layer
-  Int128 active = 0;     // N: the weights one token's products use (not the embedding table)
+  Int128 active = 0;     // N: the parameters one token uses, norms and biases included (not the embedding table)
   Int128 embedding = 0;  // the embedding table (V x h)
-  Int128 six_n_d = 0;    // 6 x active x the workload's tokens, in FLOPs
+  // Of the total: the weights of the products model mode counts, and the rest
+  // (the embedding table, routers, norms, biases, ...: parameters.h).
+  Int128 costing_flops = 0;
+  Int128 not_costing_flops = 0;
+  Int128 six_n_d = 0;  // 6 x active x the workload's tokens, in FLOPs
 };
 
 // FLOPs of one training iteration (forward and backward) over the workload.

@@ -743,7 +743,12 @@ void add_parameter_summary(const Result<ModelParameters>& parameters, Report& re
   const auto per_token = checked_mul(all.active, Int128{kFlopsPerFma * kTrainingExpansion});
   const auto six_n_d = per_token ? checked_mul(*per_token, report.tokens) : std::nullopt;
   if (!six_n_d) return;  // past 128 bits: megatron mode's aggregates allow such a count
-  report.parameters = ParameterSummary{all.total, all.active, parameters.value().embedding.total, *six_n_d};
+  report.parameters = ParameterSummary{.total = all.total,
+                                       .active = all.active,
+                                       .embedding = parameters.value().embedding.total,
+                                       .costing_flops = parameters.value().costing_flops().total,
+                                       .not_costing_flops = parameters.value().not_costing_flops().total,
+                                       .six_n_d = *six_n_d};
 }
 
 }  // namespace trainflops

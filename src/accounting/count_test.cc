@@ -45,14 +45,18 @@ TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
     ASSERT_TRUE(report.ok()) << report.error().message();
     const Int128 expected = 6 * params * c.tokens + 6 * 2 * q * layers * c.pairs;
     EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
-    // Beside it, the parameters: N = params (the embedding table is a lookup)
-    // and 6 N D, which leaves out exactly the attention term.
+    // Beside it, the parameters: N = params and the RMSNorm weights (two per
+    // layer, the final one), which cost no FLOPs (the embedding table is a
+    // lookup); 6 N D leaves out the attention term and adds 6 per norm weight.
     ASSERT_TRUE(report.value().parameters.has_value());
     const ParameterSummary& p = *report.value().parameters;
-    EXPECT_EQ(to_decimal(p.active), to_decimal(params));
+    const Int128 norms = (2 * layers + 1) * h;
+    EXPECT_EQ(to_decimal(p.active), to_decimal(params + norms));
     EXPECT_EQ(to_decimal(p.embedding), to_decimal(vocab * h));
-    EXPECT_EQ(to_decimal(p.total), to_decimal(params + vocab * h));
-    EXPECT_EQ(to_decimal(p.six_n_d), to_decimal(6 * params * c.tokens));
+    EXPECT_EQ(to_decimal(p.total), to_decimal(params + norms + vocab * h));
+    EXPECT_EQ(to_decimal(p.costing_flops), to_decimal(params));
+    EXPECT_EQ(to_decimal(p.not_costing_flops), to_decimal(norms + vocab * h));
+    EXPECT_EQ(to_decimal(p.six_n_d), to_decimal(6 * (params + norms) * c.tokens));
   }
 }
 
