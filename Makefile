@@ -1,7 +1,8 @@
 # The two commands of the README: `make demo` and `make test`. Both install
 # missing Debian packages first (scripts/install-deps), then build with CMake.
 #
-#   make demo       builds the command-line tool alone and runs scripts/demo
+#   make demo       builds the command-line tool and the Python module
+#                   (build/python), then runs scripts/demo
 #   make test       builds everything (the web page too), runs every ctest
 #                   entry (unit, reference vectors, command line, install,
 #                   Python, PyTorch validation, the commands the docs show, the
@@ -53,7 +54,7 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target trainflops
+	@cmake --build $(BUILD) -j $(JOBS) --target trainflops trainflops_python trainflops_python_package
 	@scripts/demo $(BUILD)/trainflops
 
 test: WERROR = ON
