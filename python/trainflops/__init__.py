@@ -19,8 +19,9 @@ InputFileError (also an OSError), CountOverflowError (also an OverflowError)
 or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
 """
 from trainflops._core import (Comparison, CountOverflowError, FrameworkCount, InputFileError, InvalidInputError, Layer,
-                              Model, Report, SeqStats, TrainflopsError, UnsupportedError)
+                              Model, Report, TrainflopsError, UnsupportedError)
 from trainflops import _core, megatron
+from trainflops.seq_stats import SeqStats
 from trainflops.utilization import Mfu, mfu, peak_table
 
 

@@ -540,6 +540,36 @@ TEST(CountTest, ExecutedModeRecomputation) {
   EXPECT_EQ(to_decimal(*none.total.exact - *exact.total.exact), to_decimal(Int128{6} * 512 * 8 * 47));
 }
 
+// The indexer's KL teacher runs once per step under every recomputation: in
+// the first forward without recomputation or with selective recomputation
+// (core attention alone), in the recomputation alone under full (the first
+// forward of a fully recomputed layer runs without gradients, where
+// Megatron-LM's DSA computes no loss). Every other forward term gains a
+// forward under full recomputation.
+TEST(CountTest, KlTeacherRunsOncePerStepUnderEveryRecomputation) {
+  Model model = llama_like(1);
+  const MlaAttention mla{4, 64, 128, 64, 32, 64};
+  model.layers = {Layer{Mixer{DsaAttention{mla, DsaIndexer{4, 32, 16, DsaIndexer::GradMode::kDetached, 1, true}, true}},
+                        DenseMlp{96}}};
+  const Workload workload = PackedDocuments{{40, 7}};
+  const auto component = [](const Report& report, Component wanted) {
+    for (const auto& part : report.components) {
+      if (part.component == wanted) return *part.flops.exact;
+    }
+    return Int128{0};
+  };
+  const Report none = count(model, workload, Mode::kExecuted).value();
+  ASSERT_GT(component(none, Component::kIndexerTeacher), 0);
+  for (const Recompute recompute : {Recompute::kSelective, Recompute::kFull}) {
+    SCOPED_TRACE(recompute_name(recompute));
+    const Report recomputed = count(model, workload, Mode::kExecuted, recompute).value();
+    EXPECT_EQ(to_decimal(component(recomputed, Component::kIndexerTeacher)),
+              to_decimal(component(none, Component::kIndexerTeacher)));
+  }
+  const Report full = count(model, workload, Mode::kExecuted, Recompute::kFull).value();
+  EXPECT_GT(component(full, Component::kIndexerScoring), component(none, Component::kIndexerScoring));
+}
+
 TEST(CountTest, ExecutedModeErrors) {
   Model model = llama_like(1);
   model.layers.set(0, Layer{model.layers[0].mixer, Moe{std::nullopt, 2, 256, std::nullopt, std::nullopt, true}});

@@ -535,6 +535,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   // same for every layer that has one).
   constexpr std::uint8_t kLinear = 1 << 0, kRunsIndexer = 1 << 1, kMoe = 1 << 2, kWindowed = 1 << 5;
   constexpr int kCompressionShift = 3;  // two bits
+  // The three fields do not overlap: the kinds below the compression kind's two
+  // bits, the window above them.
+  static_assert(static_cast<int>(CompressedSparseAttention::Kind::kHca) < 4);
+  static_assert((kLinear | kRunsIndexer | kMoe) < 1 << kCompressionShift);
+  static_assert(kWindowed >= 4 << kCompressionShift);
   LayerFlags kinds(layers + depths);
 
   // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
@@ -649,6 +654,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   model.layers.reserve(std::min(runs, kUsualKeys), runs);
   constexpr std::size_t kNotBuilt = SIZE_MAX;
   std::array<std::size_t, 2 * kWindowed> built;  // per key: its index in the decoder's distinct layers
+  static_assert((kLinear | kRunsIndexer | kMoe | 3 << kCompressionShift | kWindowed) < built.size());
   built.fill(kNotBuilt);
   Layer layer;  // one for every layer built: build_layer() sets both its parts
   for (std::size_t i = 0; i < layers;) {
