@@ -92,8 +92,8 @@ def test_the_report_gives_the_parameters_beside_six_n_d():
                                  "costing_flops": total - table - norms, "not_costing_flops": table + norms,
                                  "six_n_d": 6 * active * 5116}
     assert json.loads(report.render("json"))["parameters"]["six_n_d"] == str(report.parameters["six_n_d"])
-    assert ("\nparameters 8.03B total, 7.50B active per token, 525M embedding; 7.50B cost FLOPs per token, 526M do not\n"
-            in str(report))
+    assert ("\nparameters 8.03B total, 7.50B active per token, 525M embedding; 7.50B in products, 526M not (tables, "
+            "routers, norms, biases)\n" in str(report))
 
 
 def test_workload_forms_agree():

@@ -191,10 +191,9 @@ std::vector<std::string> maxtext_recipe(const Model& model) {
 
 std::vector<std::string> automodel_recipe(const Model& model) {
   if (model.mtp_depths.empty() || !(has_mixer<MlaAttention>(model) || has_mixer<DsaAttention>(model))) return {};
-  return {"NeMo Automodel's DeepSeek-V3 formula (config class DeepseekV3Config: DeepSeek-V3, V3.2, Kimi-K2) reads "
-          "mtp_num_layers, which those config.json files do not have (they name num_nextn_predict_layers): run on "
-          "them, its number leaves out the MTP depths; shown with them, as its MLA formula (GLM-5's class) counts "
-          "them"};
+  return {"run on a DeepseekV3Config release (DeepSeek-V3, V3.2, Kimi-K2), NeMo Automodel's number leaves out the MTP "
+          "depths: its DeepSeek-V3 formula reads mtp_num_layers, which those config.json files do not have (they name "
+          "num_nextn_predict_layers); shown with them, as its MLA formula (GLM-5's class) counts them"};
 }
 
 // The frameworks, as read from their sources (docs/compare.md cites each).

@@ -124,8 +124,8 @@ std::string render_table(const Report& report, LayerRows layers) {
     const double model = report.model_total ? report.model_total->value : total;
     out += "parameters " + format_parameters(p.total) + " total, " + format_parameters(p.active) +
            " active per token, " + format_parameters(p.embedding) + " embedding; " +
-           format_parameters(p.costing_flops) + " cost FLOPs per token, " + format_parameters(p.not_costing_flops) +
-           " do not\n";
+           format_parameters(p.costing_flops) + " in products, " + format_parameters(p.not_costing_flops) +
+           " not (tables, routers, norms, biases)\n";
     out += "6 N D      " + format_flops(to_double(p.six_n_d)) + " FLOPs  (6 x active x tokens; " +
            (report.model_total ? "model" : "total") +
            " / 6 N D = " + printf_string("%.4f", model / to_double(p.six_n_d)) + ")\n";

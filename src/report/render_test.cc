@@ -94,8 +94,8 @@ TEST(RenderTest, TableCollapsesIdenticalLayers) {
   EXPECT_NE(table.find("\ndecoder.2-4         gqa+moe            3   2.8109e+06   68.8%\n"), std::string::npos)
       << table;
   EXPECT_NE(table.find("\nexact      "), std::string::npos);
-  EXPECT_NE(table.find("\nparameters 207K total, 127K active per token, 6.40K embedding; 199K cost FLOPs per "
-                       "token, 8.51K do not\n"),
+  EXPECT_NE(table.find("\nparameters 207K total, 127K active per token, 6.40K embedding; 199K in products, 8.51K "
+                       "not (tables, routers, norms, biases)\n"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("\n6 N D      1.2220e+07 FLOPs  (6 x active x tokens; total / 6 N D = "), std::string::npos)
