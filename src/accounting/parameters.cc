@@ -58,7 +58,8 @@ void add_mixer(Weights& w, const GqaAttention& a, Int128 h) {
   const Int128 q = a.head_dim ? *a.head_dim * n : h;
   const Int128 kv = a.head_dim ? *a.head_dim * g : h * g / n;
   const Int128 gate = a.output_gate ? q : 0;
-  w.add(Component::kAttentionProjections, h * (q + 2 * kv + gate) + q * h);
+  const Int128 key_value = a.reuses_key_value ? 0 : a.key_is_value ? kv : 2 * kv;
+  w.add(Component::kAttentionProjections, h * (q + key_value + gate) + q * h);
 }
 
 void add_mla(Weights& w, const MlaAttention& a, Int128 h) {
@@ -92,6 +93,11 @@ void add_mixer(Weights& w, const CompressedSparseAttention& a, Int128 h) {
   } else if (a.kind == Kind::kHca) {
     w.add(Component::kKvCompressor, 2 * h * dv);
   }
+}
+
+void add_mixer(Weights& w, const BlockSparseAttention& a, Int128 h) {
+  add_mixer(w, a.attention, h);
+  w.add(Component::kIndexerProjections, h * (Int128{a.indexer_num_heads} + 1) * a.indexer_head_dim);
 }
 
 void add_mixer(Weights& w, const GatedDeltaNet& g, Int128 h) {

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "inputs/presets_data.h"
 #include "trainflops/count.h"
@@ -52,8 +52,7 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
       {head + R"("hf_config": {}})",
        "preset x: give the model as exactly one of \"args\" (Megatron-LM arguments) or \"hf_config\" (a Hugging "
        "Face config.json)"},
-      {head + R"("seq_length": 4096})",
-       "preset x: \"seq_length\" belongs in \"args\" when the model is given as args"},
+      {head + R"("seq_length": 4096})", "preset x: \"seq_length\" belongs in \"args\" when the model is given as args"},
       {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": []})",
        "preset x: \"hf_config\" must be a JSON object"},
       {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": {}})",
@@ -132,6 +131,9 @@ struct ZooCase {
 const ZooCase kZoo[] = {
     {"deepseek-v3", 682'635'427'840, 36'624'596'992, "0.9972"},
     {"deepseek-v3.2", 683'500'896'256, 37'476'106'240, "0.9825"},
+    {"gemma-4-26b-a4b", 25'970'638'848, 3'821'830'144, "0.9972"},
+    {"gemma-4-31b", 32'105'299'968, 30'696'013'824, "1.0000"},
+    {"glm-4.7-flash", 30'586'830'848, 3'579'314'176, "0.9985"},
     {"glm-5", 753'862'901'760, 40'831'942'656, "0.9855"},
     {"glm-5.2", 753'328'717'824, 40'297'758'720, "0.9939"},
     {"gpt-oss-120b", 116'788'838'400, 5'131'100'160, "0.9974"},
@@ -145,6 +147,8 @@ const ZooCase kZoo[] = {
     {"nemotron-h-56b", 56'321'343'488, 55'247'601'664, "1.0143"},
     {"qwen3-235b-a22b", 235'092'836'352, 21'567'635'456, "0.9977"},
     {"qwen3-next-80b-a3b", 81'324'539'904, 3'563'454'464, "1.0061"},
+    {"qwen3.5-27b", 27'319'992'320, 25'623'920'640, "1.0055"},
+    {"qwen3.5-35b-a3b", 35'504'979'968, 2'946'170'880, "1.0118"},
 };
 
 ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }
