@@ -30,8 +30,6 @@ FRONT_END_EXCEPTIONS = {
         "reads JSON text with the library's limits and messages, which no public header offers",
     ("python/model_binding.cc", "base/json_text.h"):
         "reads Megatron-LM arguments given as JSON text, which no public header offers",
-    ("python/model_binding.cc", "accounting/megatron_total.h"):
-        "the drop-in's Megatron-LM total from arguments in memory, not yet behind resolve_model",
     ("python/model_binding.cc", "inputs/megatron_args_json.h"):
         "reads Megatron-LM arguments from a Python dict as JSON, not yet behind resolve_model",
 }
