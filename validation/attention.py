@@ -1,5 +1,6 @@
-"""Attention references: GQA (with or without output gate), dense MLA, and
-the absorbed-MLA sparse attention of DSA and KPool layers.
+"""Attention references: GQA (with or without output gate, dense or
+block-sparse), dense MLA, and the absorbed-MLA sparse attention of DSA and
+KPool layers.
 
 Core attention runs one query row at a time over exactly the keys that row
 sees: a causal kernel skips masked (query, key) pairs, so the reference never
@@ -207,3 +208,75 @@ def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_
         return output
     loss = indexer_loss(lambda target_rows: teacher_distributions(query, key, target_rows, tags))
     return _LossOnOutput.apply(output, loss)
+
+
+def block_sparse_parameters(block_sparse, hidden_size, parameters):
+    """The indexer of a block-sparse layer: nh query heads and one shared key, hd wide."""
+    return types.SimpleNamespace(
+        query=parameters.weight(block_sparse.indexer_num_heads * block_sparse.indexer_head_dim, hidden_size),
+        key=parameters.weight(block_sparse.indexer_head_dim, hidden_size),
+    )
+
+
+def block_sparse_key_rows(block_sparse, p, x, batch, tags):
+    """Token indices each query attends. Without gradient (the selection is a
+    top-k): the indexer projects every token, scores each query's causal keys
+    (nh hd FMAs per pair), takes each block's best score, and keeps the
+    query's own block, the first init_blocks, and the best others up to
+    topk_blocks; of its own block, the keys up to itself."""
+    nh, hd, size = block_sparse.indexer_num_heads, block_sparse.indexer_head_dim, block_sparse.block_size
+    rows = []
+    with torch.no_grad():
+        with tags.scope(component="indexer_projections"):
+            query = F.linear(x, p.query).view(x.shape[0], nh, hd)
+            key = F.linear(x, p.key)
+        for start, length in batch.documents():
+            for i in range(length):
+                with tags.scope(component="indexer_scoring"):
+                    scores = torch.mm(query[start + i], key[start:start + i + 1].t()).max(dim=0).values
+                own = i // size
+                best = torch.stack([scores[b * size:(b + 1) * size].max() for b in range(own + 1)])
+                blocks = torch.arange(own + 1)
+                forced = best.masked_fill(blocks == own, float("inf"))
+                forced = forced.masked_fill(blocks < block_sparse.init_blocks, float("inf"))
+                chosen = torch.topk(forced, min(block_sparse.topk_blocks, own + 1)).indices
+                keys = (chosen * size).unsqueeze(1) + torch.arange(size)
+                keys = keys.reshape(-1)
+                rows.append(keys[keys <= i] + start)
+    return rows
+
+
+def sparse_core_attention(query, key, value, key_rows, tags):
+    """softmax(q K^T) V per query row over the keys of key_rows[t] only.
+
+    query (T, n, d), key and value (T, g, d) with g dividing n. Returns (T, n * d).
+    """
+    tokens, n, d = query.shape
+    g = key.shape[1]
+    rows = []
+    with tags.scope(component="core_attention"):
+        for t in range(tokens):
+            keys = key_rows[t]
+            q_row = query[t].reshape(g, n // g, d)
+            probabilities = torch.softmax(torch.bmm(q_row, key.index_select(0, keys).permute(1, 2, 0)) * d ** -0.5,
+                                          dim=-1)
+            rows.append(torch.bmm(probabilities, value.index_select(0, keys).permute(1, 0, 2)).reshape(-1))
+    return torch.stack(rows)
+
+
+def block_sparse_attention(attention, block_sparse, p, indexer, x, batch, tags, recompute_core):
+    """GQA whose core attends the keys block_sparse_key_rows selects."""
+    positions = batch.positions()
+    tokens, n, g, d = x.shape[0], attention.num_heads, attention.num_groups, attention.head_dim
+    key_rows = block_sparse_key_rows(block_sparse, indexer, x, batch, tags)
+    with tags.scope(component="attention_projections"):
+        query = F.linear(x, p.query).view(tokens, n, d)
+        key = F.linear(x, p.key).view(tokens, g, d)
+        value = F.linear(x, p.value).view(tokens, g, d)
+        gate = F.linear(x, p.gate) if p.gate is not None else None
+    core = recompute_core(lambda q, k, v: sparse_core_attention(q, k, v, key_rows, tags))
+    out = core(rope(query, positions), rope(key, positions), value)
+    if gate is not None:
+        out = out * torch.sigmoid(gate)
+    with tags.scope(component="attention_projections"):
+        return F.linear(out, p.output)

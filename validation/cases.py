@@ -20,6 +20,7 @@ class Case:
     docs: tuple  # packed document lengths
     recompute: str
     seed: int
+    block_sparse: dict | None = None  # block-sparse attention on the GQA of `args` (config.BlockSparse's fields)
 
     def describe(self):
         return f"docs {','.join(map(str, self.docs))}, recompute {self.recompute}"
@@ -176,7 +177,23 @@ def _packed_case(rng, index):
     return args, docs
 
 
-# family -> (number of cases, builder(rng, index) -> (args, docs))
+def _block_sparse_case(rng, index):
+    """GQA layers attending blocks: alternately blocks of 1 (top-k of keys)
+    and larger ones, with K below and at or above the longest document's blocks."""
+    args = _base(rng, layers=rng.randint(1, 3))
+    _gqa(rng, args, gate=rng.random() < 0.5)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    docs = _documents(rng)
+    size = 1 if index % 4 == 0 else rng.choice([2, 3, 4, 8])
+    blocks = -(-max(docs) // size)
+    topk = rng.randint(1, max(1, blocks - 1)) if index % 2 == 0 else rng.randint(blocks, blocks + 2)
+    block_sparse = {"indexer_num_heads": rng.choice([1, 2, 3]), "indexer_head_dim": rng.choice([4, 8]),
+                    "block_size": size, "topk_blocks": topk, "init_blocks": rng.randint(0, topk - 1)}
+    return args, docs, block_sparse
+
+
+# family -> (number of cases, builder(rng, index) -> (args, docs) or (args, docs, block_sparse))
 FAMILIES = {
     "gqa": (8, _gqa_case),
     "mla": (6, _mla_case),
@@ -186,6 +203,7 @@ FAMILIES = {
     "moe": (10, _moe_case),
     "mtp": (6, _mtp_case),
     "packed": (4, _packed_case),
+    "block-sparse": (8, _block_sparse_case),
 }
 
 
@@ -196,7 +214,7 @@ def generate(seed):
         for index in range(count):
             name = f"{family}-{index + 1}"
             rng = random.Random(f"{seed}/{name}")
-            args, docs = build(rng, index)
+            args, docs, *block_sparse = build(rng, index)
             recompute = RECOMPUTE[(index + index // 3) % 3]  # not in step with index % 2 or % 3
-            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31)))
+            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31), *block_sparse))
     return cases

@@ -3,6 +3,9 @@
 The same arguments go to `trainflops count --args`; this module reads the
 subset the references implement (standard transformer path: GQA, MLA, DSA
 with or without KPool, dense MLP or SwiGLU, MoE, MTP) and rejects the rest.
+Block-sparse attention has no Megatron-LM arguments: a case adds it on top
+of GQA arguments (`with_block_sparse`), and the model then goes to trainflops
+as a native config (`native_config`).
 """
 
 import dataclasses
@@ -57,6 +60,17 @@ class Indexer:
 
 
 @dataclasses.dataclass(frozen=True)
+class BlockSparse:
+    """Every GQA layer attends the keys of topk_blocks blocks of block_size
+    (its own among them), chosen by a forward-only indexer."""
+    indexer_num_heads: int
+    indexer_head_dim: int
+    block_size: int
+    topk_blocks: int
+    init_blocks: int
+
+
+@dataclasses.dataclass(frozen=True)
 class Mlp:
     ffn_hidden_size: int
     gated: bool  # SwiGLU
@@ -80,6 +94,7 @@ class Config:
     channel_mixers: tuple  # one Mlp or Moe per decoder layer
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
+    block_sparse: BlockSparse | None = None  # GQA only: every layer, MTP included
 
 
 def _get(args, name, default=None):
@@ -141,3 +156,47 @@ def config_from_args(args):
     mixers = tuple(moe if is_moe else dense for is_moe in moe_layers)
     return Config(h, args["padded_vocab_size"], attention, indexer, mixers, mixers[-1],
                   _get(args, "mtp_num_layers", 0))
+
+
+def with_block_sparse(config, block_sparse):
+    """`config` with block-sparse attention on every layer (a dict of BlockSparse's fields, or None)."""
+    if block_sparse is None:
+        return config
+    if not isinstance(config.attention, Gqa):
+        raise ValueError("block-sparse attention is built on GQA")
+    return dataclasses.replace(config, block_sparse=BlockSparse(**block_sparse))
+
+
+def _native_channel_mixer(mixer):
+    if isinstance(mixer, Mlp):
+        return {"type": "mlp", "ffn_hidden_size": mixer.ffn_hidden_size, "gated": mixer.gated}
+    moe = {"type": "moe", "num_experts": mixer.num_experts, "topk": mixer.topk,
+           "expert_ffn_hidden_size": mixer.expert.ffn_hidden_size, "gated": mixer.expert.gated}
+    if mixer.shared:
+        moe["shared_expert_ffn_hidden_size"] = mixer.shared.ffn_hidden_size
+    if mixer.latent_size:
+        moe["latent_size"] = mixer.latent_size
+    return moe
+
+
+def native_config(config):
+    """The model as a trainflops config (docs/config-format.md): GQA models,
+    block-sparse or not."""
+    a = config.attention
+    if not isinstance(a, Gqa):
+        raise ValueError("native_config writes GQA models only")
+    mixer = {"type": "gqa", "num_heads": a.num_heads, "num_query_groups": a.num_groups, "head_dim": a.head_dim,
+             "output_gate": a.output_gate}
+    if config.block_sparse:
+        mixer.update(type="block_sparse", **dataclasses.asdict(config.block_sparse))
+    kinds = list(dict.fromkeys(config.channel_mixers + (config.mtp_channel_mixer,)))
+    name = {mixer_config: f"c{i}" for i, mixer_config in enumerate(kinds)}
+    native = {
+        "hidden_size": config.hidden_size, "vocab_size": config.vocab_size, "mixers": {"attention": mixer},
+        "channel_mixers": {name[m]: _native_channel_mixer(m) for m in kinds},
+        "layers": [{"mixer": "attention", "channel_mixer": name[m]} for m in config.channel_mixers],
+    }
+    if config.mtp_depths:
+        native["mtp"] = {"depths": config.mtp_depths,
+                         "layers": [{"mixer": "attention", "channel_mixer": name[config.mtp_channel_mixer]}]}
+    return native

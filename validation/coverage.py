@@ -1,14 +1,16 @@
 """What the cases cover, and what they must: a suite that silently stopped
 exercising a grad mode or a pool size would still print `0 failed`."""
 
-from validation.config import GRAD_MODES, Gqa, Moe, config_from_args
+from validation.config import GRAD_MODES, Gqa, Moe, config_from_args, with_block_sparse
 from validation.model import RECOMPUTE
 
 REQUIRED = frozenset(
     ["gqa", "gqa output gate", "mha", "mla", "mla q-lora", "mla without q-lora", "dense mlp", "swiglu mlp",
      "moe", "moe shared expert", "moe latent", "mtp depth 1", "mtp depth 2", "mtp depth 3",
      "packed documents", "single-token document", "dsa top-k below a document",
-     "dsa top-k at or above every document", "dsa index sharing", "dsa in mtp"]
+     "dsa top-k at or above every document", "dsa index sharing", "dsa in mtp",
+     "block-sparse blocks of 1", "block-sparse blocks of several keys", "block-sparse k below a document",
+     "block-sparse k at or above every document", "block-sparse init blocks", "block-sparse in mtp"]
     + [f"recompute {r}" for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
@@ -17,8 +19,18 @@ REQUIRED = frozenset(
 
 def features(case):
     """The covered features of one case, as REQUIRED names them."""
-    config = config_from_args(case.args)
+    config = with_block_sparse(config_from_args(case.args), case.block_sparse)
     found = {f"recompute {case.recompute}"}
+    sparse = config.block_sparse
+    if sparse is not None:
+        found.add("block-sparse blocks of 1" if sparse.block_size == 1 else "block-sparse blocks of several keys")
+        blocks = -(-max(case.docs) // sparse.block_size)
+        found.add("block-sparse k below a document" if sparse.topk_blocks < blocks
+                  else "block-sparse k at or above every document")
+        if sparse.init_blocks:
+            found.add("block-sparse init blocks")
+        if config.mtp_depths:
+            found.add("block-sparse in mtp")
     attention = config.attention
     if isinstance(attention, Gqa):
         found.add("gqa")

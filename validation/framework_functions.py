@@ -113,6 +113,12 @@ def maxtext(checkout):
     blocks = namespace["DecoderBlockType"]  # the enum the function compares with
 
     def run(args, length):
+        if "maxtext" in args:  # a model without Megatron-LM arguments: MaxText's own settings
+            settings = dict(args["maxtext"], decoder_block=getattr(blocks, args["maxtext"]["decoder_block"]))
+            config = Settings(**settings, per_device_batch_size=1, max_target_length=length, gradient_accumulation_steps=1,
+                              use_dpo=False, use_multimodal=False, engram_layers=[], mtp_num_layers=0)
+            total_tflops, _, _ = function(config, log=False)
+            return total_tflops * 1e12
         pattern = moe_pattern(args) if args.get("num_experts") else [0] * args["num_layers"]
         heads = args["num_attention_heads"]
         gdn = args.get("experimental_attention_variant") == "gated_delta_net"
@@ -283,6 +289,26 @@ HF_CASES = (
 )
 
 
+def gemma4_settings(preset):
+    """MaxText's settings for a Gemma 4 preset (its configs/models/gemma4-*.yml
+    fields), from the release config the preset holds."""
+    text = preset["hf_config"]["text_config"]
+    moe = bool(text.get("enable_moe_block"))
+    return {"maxtext": {
+        "decoder_block": "GEMMA4", "emb_dim": text["hidden_size"], "num_decoder_layers": text["num_hidden_layers"],
+        "mlp_dim": text["intermediate_size"], "moe_mlp_dim": text.get("moe_intermediate_size"),
+        "num_experts": text["num_experts"] if moe else 1, "num_experts_per_tok": text.get("top_k_experts"),
+        "shared_experts": 1 if moe else 0, "mlp_activations": ["gelu", "linear"], "attention_type": "global",
+        "share_kv_projections": bool(text.get("attention_k_eq_v")), "num_query_heads": text["num_attention_heads"],
+        "num_kv_heads": text["num_key_value_heads"], "head_dim": text["head_dim"],
+        "global_head_dim": text["global_head_dim"], "global_num_kv_heads": text["num_global_key_value_heads"],
+        "sliding_window_size": text["sliding_window"], "vocab_size": text["vocab_size"]}}
+
+
+# Presets that only MaxText's function counts (Gemma 4: MaxText's settings).
+MAXTEXT_ONLY = ("gemma-4-26b-a4b", "gemma-4-31b")
+
+
 def windowed_args(preset_args):
     """The frameworks' arguments for WINDOWED_GPT_OSS: 128-token windows on
     layers 1, 3, 5, ... (1-based)."""
@@ -295,6 +321,9 @@ def cases():
     for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
         with open(path) as f:
             preset = json.load(f)
+        if preset["name"] in MAXTEXT_ONLY:
+            yield preset["name"], ["--preset", preset["name"]], gemma4_settings(preset)
+            continue
         if "args" not in preset:
             continue  # a release config: HF_CASES runs the frameworks on those
         presets[preset["name"]] = preset["args"]
@@ -394,6 +423,8 @@ def main():
         for length in LENGTHS:
             rows = compare_rows(options.cli, source_options, length)
             for name, (run, source) in runners.items():
+                if "maxtext" in args and name != "maxtext":
+                    continue  # no other framework's function has the model
                 row = rows[name]
                 if row["flops"] is None:
                     print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")

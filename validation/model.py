@@ -18,7 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-from validation.attention import absorbed_mla_attention, attention_parameters, gqa_attention, mla_attention
+from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_attention,
+                                  block_sparse_parameters, gqa_attention, mla_attention)
 from validation.config import Gqa
 from validation.counting import counting
 from validation.indexer import attended_keys, indexer_parameters, run_indexer
@@ -33,6 +34,8 @@ def layer_parameters(config, channel_mixer_config, parameters):
     indexer = None
     if config.indexer is not None:
         indexer = indexer_parameters(config.indexer, h, config.attention.q_lora_rank or h, parameters)
+    elif config.block_sparse is not None:
+        indexer = block_sparse_parameters(config.block_sparse, h, parameters)
     return types.SimpleNamespace(
         attention=attention_parameters(config.attention, h, parameters),
         indexer=indexer,
@@ -74,7 +77,10 @@ class Runner:
             config, batch, tags = self.config, self.batch, self.tags
             attention_input = rms_norm(x)
             selection = shared_selection
-            if isinstance(config.attention, Gqa):
+            if config.block_sparse is not None:
+                out = block_sparse_attention(config.attention, config.block_sparse, p.attention, p.indexer,
+                                             attention_input, batch, tags, self.core)
+            elif isinstance(config.attention, Gqa):
                 out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
             elif config.indexer is None:
                 out = mla_attention(config.attention, p.attention, attention_input, batch, tags, self.core)

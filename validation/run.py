@@ -21,7 +21,7 @@ import torch
 
 from validation.cases import generate
 from validation.compare import differences
-from validation.config import Gqa, Moe, config_from_args
+from validation.config import Gqa, Moe, config_from_args, with_block_sparse
 from validation.counting import Tags
 from validation.coverage import missing
 from validation.model import train_step
@@ -34,10 +34,12 @@ DEFAULT_SEED = 1
 
 def summary(case):
     """A one-line description of the case's model."""
-    config = config_from_args(case.args)
-    a, ix = config.attention, config.indexer
+    config = with_block_sparse(config_from_args(case.args), case.block_sparse)
+    a, ix, sparse = config.attention, config.indexer, config.block_sparse
     if isinstance(a, Gqa):
         attention = f"gqa {a.num_heads}/{a.num_groups} heads" + (" gated" if a.output_gate else "")
+        if sparse is not None:
+            attention += f" block-sparse b={sparse.block_size} k={sparse.topk_blocks} init={sparse.init_blocks}"
     elif ix is None:
         attention = "mla" + (" q-lora" if a.q_lora_rank else "")
     elif ix.pool_size > 1:
@@ -63,7 +65,8 @@ def run_case(cli, case):
     """(passed, FLOPs, lines to print on failure, seconds)."""
     started = time.monotonic()
     try:
-        fmas = train_step(config_from_args(case.args), Batch(case.docs), case.recompute, case.seed, Tags())
+        config = with_block_sparse(config_from_args(case.args), case.block_sparse)
+        fmas = train_step(config, Batch(case.docs), case.recompute, case.seed, Tags())
         reference = collections.Counter({key: 2 * value for key, value in fmas.items()})
         total, trainflops = report_flops(executed_count(cli, case))
         lines = differences(reference, total, trainflops)

@@ -6,16 +6,23 @@ import os
 import subprocess
 import tempfile
 
+from validation.config import config_from_args, native_config, with_block_sparse
+
 
 class CliError(RuntimeError):
     """The command line failed or printed something that is not a report."""
 
 
 def executed_count(cli, case):
-    """Runs `trainflops count --mode executed` on the case; returns its JSON report."""
+    """Runs `trainflops count --mode executed` on the case (its Megatron-LM
+    arguments, or with block-sparse attention its native config); returns its JSON report."""
+    model = case.args
+    if case.block_sparse is not None:
+        model = native_config(with_block_sparse(config_from_args(case.args), case.block_sparse))
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix=f"{case.name}-", delete=False) as args_file:
-        json.dump(case.args, args_file)
-    command = [cli, "count", "--args", args_file.name, "--docs", ",".join(map(str, case.docs)),
+        json.dump(model, args_file)
+    source = "--config" if case.block_sparse is not None else "--args"
+    command = [cli, "count", source, args_file.name, "--docs", ",".join(map(str, case.docs)),
                "--mode", "executed", "--recompute", case.recompute, "--format", "json"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, check=False)

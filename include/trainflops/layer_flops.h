@@ -73,7 +73,10 @@ using Terms = std::vector<Term>;
 // One function per layer type, grouped by family as the files that hold them
 // (src/accounting/<family>_flops.cc). `hidden_size` is the model's h.
 
-// Softmax attention (attention_flops.cc).
+// Softmax attention (attention_flops.cc). Grouped-query attention's
+// projections per token: h (q + 2 kv + gate) + q h with q = n head_dim and
+// kv = g head_dim; the exact modes count one kv projection when the keys are
+// the values and none when the layer reuses an earlier layer's keys and values.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
 
@@ -107,6 +110,17 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 // query sees (Megatron-LM's nh hd / 4 per S2). Everything trains (x3).
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
+
+// Block-sparse grouped-query attention (block_sparse_flops.cc). The exact
+// modes: grouped-query attention's projections (gqa_attention_terms), its
+// core over the attended pairs (block_topk_pairs(topk_blocks, block_size):
+// 2 n head_dim multiply-adds each, trained), and the indexer, forward only:
+// h (indexer_num_heads + 1) indexer_head_dim per token for its projections,
+// indexer_num_heads indexer_head_dim per causal (query, key) pair for its
+// scores. Megatron-LM has no formula for it; megatron mode counts it as the
+// grouped-query attention it is built on (every causal pair, no indexer).
+Terms block_sparse_attention_terms(const BlockSparseAttention& attention, std::int64_t hidden_size,
+                                   Convention convention);
 
 // Linear attention (linear_attention_flops.cc); no convention changes it.
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);

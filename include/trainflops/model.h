@@ -41,6 +41,11 @@ struct GqaAttention {
   // exact modes round down when it is not an integer.
   std::optional<std::int64_t> head_dim;
   bool output_gate = false;  // a sigmoid gate of the query width on the output
+  // Gemma 4: one projection yields the keys, which serve as the values too
+  // (K = V: half the key/value projection), or none at all: the layer attends
+  // the keys and values of an earlier layer (KV sharing). At most one.
+  bool key_is_value = false;
+  bool reuses_key_value = false;
   // At most one of these: a query attends the last `window` keys (itself
   // included), or only the keys of its own chunk of `chunk` tokens. Megatron-LM
   // charges both as full causal attention, so megatron mode does too.
@@ -165,8 +170,26 @@ struct GatedDeltaProduct {
   bool operator==(const GatedDeltaProduct&) const = default;
 };
 
+// Block-sparse grouped-query attention (MiniMax-M3's sparse attention; no
+// hybrid symbol). A lightning indexer of `indexer_num_heads` query heads and
+// one shared key, each `indexer_head_dim` wide, scores every earlier key of a
+// query; the keys are pooled into blocks of `block_size`, and the query
+// attends the keys of `topk_blocks` blocks: its own block (up to itself), the
+// first `init_blocks` blocks, and the best-scoring others. The selection is
+// not differentiable, so the indexer runs forward only.
+struct BlockSparseAttention {
+  GqaAttention attention;  // heads, groups, head width, output gate; no window or chunk
+  std::int64_t indexer_num_heads = 0;
+  std::int64_t indexer_head_dim = 0;
+  std::int64_t block_size = 0;   // B
+  std::int64_t topk_blocks = 0;  // K, the query's own block included
+  std::int64_t init_blocks = 0;  // always attended, within the K
+
+  bool operator==(const BlockSparseAttention&) const = default;
+};
+
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                           GatedDeltaProduct>;
+                           GatedDeltaProduct, BlockSparseAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -392,7 +415,7 @@ Status validate(const Model& model);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
-// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp";
+// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

@@ -30,12 +30,14 @@ enum class StatisticKind {
   kChunkedPairs,         // sum_i ((i - 1) mod c + 1): attention within chunks of c tokens
   kCompressedEntries,    // sum_i floor(i/r): the entries of an r-times compressed KV a query sees
   kSelectedCompressed,   // sum_i min(k, floor(i/r)): the k it selects of them
+  kBlockTopkPairs,       // sum_i ((i-1) mod b + 1 + b min(k - 1, floor((i-1)/b))): k blocks of b keys,
+                         // the query's own block (up to itself) among them
 };
 
 struct Statistic {
   StatisticKind kind = StatisticKind::kTokens;
-  std::int64_t topk = 0;  // k: top-k, pooled attended pairs, selected compressed entries
-  std::int64_t pool = 0;  // p: the KPool kinds; w, c or r: window, chunk, compression ratio
+  std::int64_t topk = 0;  // k: top-k, pooled attended pairs, selected compressed entries, blocks
+  std::int64_t pool = 0;  // p: the KPool kinds; w, c, r or b: window, chunk, compression ratio, block
   bool tail = false;      // pooled attended pairs: the incomplete pool is attended too
   auto operator<=>(const Statistic&) const = default;
 };
@@ -52,6 +54,7 @@ Statistic window_pairs(std::int64_t window);
 Statistic chunked_pairs(std::int64_t chunk);
 Statistic compressed_entries(std::int64_t ratio);
 Statistic selected_compressed(std::int64_t topk, std::int64_t ratio);
+Statistic block_topk_pairs(std::int64_t blocks, std::int64_t block_size);
 
 // The exact count for one causal document of `length` >= 0 tokens, in closed
 // form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1
@@ -75,7 +78,7 @@ struct MegatronAggregates {
 //  - compressed entries: S2 / (2r);
 //  - selected compressed entries: T * e (1 - r e / (2s)), e = min(k, floor(s/r)),
 //    s = seq_length (nullopt when it is unknown);
-//  - any other count F (KPool, chunks): (T / m) ((1 - w) F(n0) + w F(n0 + 1)),
+//  - any other count F (KPool, chunks, blocks): (T / m) ((1 - w) F(n0) + w F(n0 + 1)),
 //    n0 = floor(m), w = m - n0 (exact for BSHD, where every length is m).
 // Where T or S2 is not positive, top-k pairs are S2 / 2 (Megatron-LM's scale
 // is then 1) and the other counts of the last kind 0.

@@ -13,6 +13,14 @@ Statistic attended_pairs(const GqaAttention& a, Convention convention) {
   return kCausalPairs;
 }
 
+// How many h x (g head_dim) projections yield the keys and values: 2, 1
+// when the keys serve as the values, 0 when the layer reuses an earlier
+// layer's. Megatron-LM has neither, so megatron mode counts both.
+Int128 key_value_projections(const GqaAttention& a, Convention convention) {
+  if (!is_exact(convention)) return 2;
+  return a.reuses_key_value ? 0 : a.key_is_value ? 1 : 2;
+}
+
 }  // namespace
 
 void append_terms(const GqaAttention& a, std::int64_t hidden_size, Convention convention, Terms& terms) {
@@ -36,12 +44,12 @@ void append_terms(const GqaAttention& a, std::int64_t hidden_size, Convention co
   }
   const Int128 q = *a.head_dim * n, kv = *a.head_dim * g;
   const Int128 gate = counts_gate ? q : 0;
-  terms.insert(terms.end(),
-               {
-                   trained_gemm(Component::kAttentionProjections, kTokens, h * (q + 2 * kv + gate) + q * h),
-                   // QK^T and the product with V, q multiply-adds each per (query, key) pair.
-                   trained_gemm(Component::kCoreAttention, attended_pairs(a, convention), 2 * q),
-               });
+  terms.insert(terms.end(), {
+                                trained_gemm(Component::kAttentionProjections, kTokens,
+                                             h * (q + key_value_projections(a, convention) * kv + gate) + q * h),
+                                // QK^T and the product with V, q multiply-adds each per (query, key) pair.
+                                trained_gemm(Component::kCoreAttention, attended_pairs(a, convention), 2 * q),
+                            });
 }
 
 void append_terms(const MlaAttention& a, std::int64_t hidden_size, Convention convention, Terms& terms) {

@@ -65,7 +65,15 @@ bool has_kpool(const Model& model) {
 
 std::string expressible_everywhere(const Model&) { return ""; }
 
+// Gemma 4's key/value projections: only MaxText's function knows them.
+bool has_shared_key_value(const Model& model) {
+  return has_gqa_where(model, [](const GqaAttention& a) { return a.key_is_value || a.reuses_key_value; });
+}
+constexpr std::string_view kNoSharedKeyValue =
+    " has no attention whose keys are its values, or that reuses another layer's keys and values (Gemma 4)";
+
 std::string megatron_cannot_express(const Model& model) {
+  if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
   if (model.megatron_path == MegatronPath::kHybrid) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
@@ -79,6 +87,7 @@ std::string megatron_main_cannot_express(const Model& model) {
 
 std::string bridge_cannot_express(const Model& model) {
   if (has_kpool(model)) return "Megatron-Bridge has no KPool";
+  if (has_shared_key_value(model)) return "Megatron-Bridge" + std::string(kNoSharedKeyValue);
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
@@ -111,6 +120,7 @@ std::string maxtext_cannot_express(const Model& model) {
 
 std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
+  if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   return "";
 }
 
@@ -125,9 +135,11 @@ std::string nemo_rl_cannot_express(const Model& model) {
   if (other_mixer) return std::string(kFormulas) + "; this model has other attention";
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
-        return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim;
+        return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||
+               a.reuses_key_value;
       })) {
-    return std::string(kFormulas) + "; windows, chunks and an output gate have no place in them";
+    return std::string(kFormulas) +
+           "; windows, chunks, an output gate and shared key/value projections have no place in them";
   }
   const auto mlp_gated = [](const Layer& l) {
     return !l.channel_mixer ||
@@ -154,6 +166,7 @@ std::string nemo_rl_cannot_express(const Model& model) {
 
 std::string automodel_cannot_express(const Model& model) {
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
+  if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
@@ -261,11 +274,14 @@ const FrameworkDefinition& definition(Framework framework) {
 // Whether compare models how the frameworks' functions count a layer type
 // (convention_count.cc): one it does not makes every framework's count unknown.
 bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(Overloaded{
-                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet> auto&) { return true; },
-                        [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct> auto&) { return false; },
-                    },
-                    mixer);
+  return std::visit(
+      Overloaded{
+          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet> auto&) { return true; },
+          [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) {
+            return false;
+          },
+      },
+      mixer);
 }
 bool frameworks_modelled(const ChannelMixer& channel_mixer) {
   return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);

@@ -20,7 +20,12 @@ constexpr std::int64_t kExperts = 4, kTopk = 2, kExpertFfn = 6;              // 
 constexpr std::int64_t kQLora = 4, kKvLora = 5, kQk = 3, kRope = 2, kV = 3;  // MLA
 
 Layer gqa_layer(ChannelMixer channel_mixer, std::optional<std::int64_t> window = {}, bool gate = false) {
-  return Layer{Mixer{GqaAttention{kHeads, kGroups, kHeadDim, gate, window, {}}}, std::move(channel_mixer)};
+  return Layer{Mixer{GqaAttention{.num_heads = kHeads,
+                                  .num_query_groups = kGroups,
+                                  .head_dim = kHeadDim,
+                                  .output_gate = gate,
+                                  .window = window}},
+               std::move(channel_mixer)};
 }
 
 DenseMlp dense() { return DenseMlp{kFfn, true}; }

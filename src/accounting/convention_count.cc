@@ -185,21 +185,22 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
 
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  std::visit(Overloaded{
-                 [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
-                 [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
-                 [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
-                 [&](const GatedDeltaNet& g) {
-                   Terms terms = gated_delta_net_terms(g, h);
-                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
-                   sum.add(terms, exact);
-                 },
-                 // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct> auto& other) {
-                   sum.add(terms_of(other, h, projections_mode(c)), exact);
-                 },
-             },
-             mixer);
+  std::visit(
+      Overloaded{
+          [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
+          [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
+          [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
+          [&](const GatedDeltaNet& g) {
+            Terms terms = gated_delta_net_terms(g, h);
+            if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
+            sum.add(terms, exact);
+          },
+          // No framework's choice changes these but whether norms count.
+          [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
+            sum.add(terms_of(other, h, projections_mode(c)), exact);
+          },
+      },
+      mixer);
 }
 
 void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {

@@ -1,5 +1,6 @@
 // What the files that count the layer types share, one file per family:
 // attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
+// block_sparse_flops.cc (block-sparse GQA),
 // compressed_attention_flops.cc (DeepSeek-V4), linear_attention_flops.cc
 // (gated delta net and product), mamba_flops.cc, mlp_flops.cc (dense MLP,
 // MoE). Each layer type has one append_terms() overload, which appends its
@@ -34,6 +35,7 @@ void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Conve
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
+void append_terms(const BlockSparseAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention, Terms& terms);

@@ -93,9 +93,10 @@ void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
   const Int128 q = a.head_dim ? *a.head_dim * n : h;
   const Int128 kv = a.head_dim ? *a.head_dim * g : h * g / n;
   const Int128 gate = a.output_gate ? q : 0;
-  p.weight(Component::kAttentionProjections, h * (q + 2 * kv + gate) + q * h);
+  const Int128 key_value = a.reuses_key_value ? 0 : a.key_is_value ? kv : 2 * kv;
+  p.weight(Component::kAttentionProjections, h * (q + key_value + gate) + q * h);
   const ParameterLayout& layout = c.layout;
-  if (layout.linear_biases || layout.qkv_biases) p.add(ParameterKind::kBias, q + 2 * kv + gate);
+  if (layout.linear_biases || layout.qkv_biases) p.add(ParameterKind::kBias, q + key_value + gate);
   if (layout.linear_biases) p.add(ParameterKind::kBias, h);
   switch (layout.qk_norm) {
     case ParameterLayout::QkNorm::kNone: break;
@@ -147,6 +148,11 @@ void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
 }
 
 // --- linear attention and state spaces --------------------------------------
+
+void add_mixer(Parts& p, const BlockSparseAttention& a, const Context& c) {
+  add_mixer(p, a.attention, c);
+  p.weight(Component::kIndexerProjections, c.h * (Int128{a.indexer_num_heads} + 1) * a.indexer_head_dim);
+}
 
 void add_mixer(Parts& p, const GatedDeltaNet& g, const Context& c) {
   const Int128 h = c.h, qk_dim = Int128{g.key_head_dim} * g.num_key_heads;

@@ -14,7 +14,8 @@ FlopsCounter small_counter() {
   Model model;
   model.hidden_size = 64;
   model.vocab_size = 100;
-  model.layers = {Layer{Mixer{GqaAttention{4, 4, 16, false, {}, {}}}, ChannelMixer{DenseMlp{128, false}}}};
+  model.layers = {Layer{Mixer{GqaAttention{.num_heads = 4, .num_query_groups = 4, .head_dim = 16}},
+                        ChannelMixer{DenseMlp{128, false}}}};
   return FlopsCounter::create(model, Mode::kModel).value();
 }
 

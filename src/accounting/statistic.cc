@@ -46,6 +46,10 @@ Statistic selected_compressed(std::int64_t topk, std::int64_t ratio) {
   return Statistic{StatisticKind::kSelectedCompressed, topk, ratio, false};
 }
 
+Statistic block_topk_pairs(std::int64_t blocks, std::int64_t block_size) {
+  return Statistic{StatisticKind::kBlockTopkPairs, blocks, block_size, false};
+}
+
 // Every intermediate is below 2^127 for lengths below 2^63, except the
 // quadratic ones, which are computed in unsigned 128-bit and checked.
 std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
@@ -73,6 +77,14 @@ std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
     }
     case StatisticKind::kCompressedEntries: return complete_pools_seen(l, p);
     case StatisticKind::kSelectedCompressed: return selected_pools(l, k, p);
+    case StatisticKind::kBlockTopkPairs: {
+      // Query i attends i keys less b for each of its earlier blocks past the
+      // k - 1 it keeps: b max(0, floor((i-1)/b) - k + 1). Those are the
+      // m = L - kb last queries; the j-th of them (from 0) drops floor(j/b) + 1.
+      const Int128 causal = l * (l + 1) / 2, m = l - k * p;
+      if (m <= 0) return causal;
+      return causal - p * (complete_pools_seen(m - 1, p) + m);
+    }
   }
   return std::nullopt;
 }
@@ -103,7 +115,8 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kPooledAttendedPairs:
     case StatisticKind::kCompletePoolPairs:
     case StatisticKind::kPooledKeys:
-    case StatisticKind::kChunkedPairs: break;
+    case StatisticKind::kChunkedPairs:
+    case StatisticKind::kBlockTopkPairs: break;
   }
   if (!(total_tokens > 0 && squared_sum > 0)) return 0.0;  // no documents: no pairs
   const double floor_mean = std::floor(mean);
@@ -131,6 +144,8 @@ std::string statistic_name(const Statistic& s) {
     case StatisticKind::kCompressedEntries: return "compressed_entries(r=" + std::to_string(s.pool) + ")";
     case StatisticKind::kSelectedCompressed:
       return "selected_compressed(k=" + std::to_string(s.topk) + ",r=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kBlockTopkPairs:
+      return "block_topk_pairs(k=" + std::to_string(s.topk) + ",b=" + std::to_string(s.pool) + ")";
   }
   return "unknown";
 }

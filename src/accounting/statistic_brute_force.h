@@ -46,6 +46,14 @@ inline Int128 brute_force(const Statistic& s, std::int64_t length) {
       case StatisticKind::kSelectedCompressed:
         for (std::int64_t entry = 1; entry <= complete_pools; ++entry) count += entry <= s.topk;
         break;
+      case StatisticKind::kBlockTopkPairs:
+        // Its own block, and k - 1 earlier ones (say the first: the count is
+        // the same whichever the indexer picks).
+        for (std::int64_t key = 1; key <= query; ++key) {
+          const std::int64_t block = (key - 1) / s.pool, own = (query - 1) / s.pool;
+          count += block == own || block < s.topk - 1;
+        }
+        break;
     }
   }
   return count;

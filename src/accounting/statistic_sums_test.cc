@@ -41,7 +41,10 @@ std::vector<Statistic> every_kind() {
           selected_compressed(1, 4),
           selected_compressed(512, 4),
           selected_compressed(7, 3),
-          selected_compressed(INT32_MAX, INT32_MAX)};
+          selected_compressed(INT32_MAX, INT32_MAX),
+          block_topk_pairs(1, 1),
+          block_topk_pairs(3, 7),
+          block_topk_pairs(16, 128)};
 }
 
 // Sets the loops treat differently: pools of any size (the portable loops),

@@ -27,6 +27,9 @@ std::vector<Statistic> every_kind() {
     all.push_back(selected_compressed(5, n));
   }
   all.push_back(selected_compressed(64, 4));
+  for (const auto& [blocks, size] : {std::pair{1, 1}, {1, 4}, {3, 4}, {2, 1}, {16, 8}, {2, 128}}) {
+    all.push_back(block_topk_pairs(blocks, size));
+  }
   return all;
 }
 

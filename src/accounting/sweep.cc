@@ -6,13 +6,18 @@
 namespace trainflops {
 namespace {
 
-// DSA as its MLA attention; sliding windows and chunks as full causal attention.
+// DSA as its MLA attention, block-sparse attention as its grouped-query
+// attention; sliding windows and chunks as full causal attention.
 void make_attention_dense(Layer& layer) {
   if (!layer.mixer) return;
   std::visit(Overloaded{
                  [&](const DsaAttention& dsa) {
                    const MlaAttention mla = dsa.mla;  // copied before the assignment ends `dsa`
                    layer.mixer = mla;
+                 },
+                 [&](const BlockSparseAttention& sparse) {
+                   const GqaAttention gqa = sparse.attention;  // copied before the assignment ends `sparse`
+                   layer.mixer = gqa;
                  },
                  [](GqaAttention& gqa) { gqa.window = gqa.chunk = std::nullopt; },
                  // Already dense, or (DeepSeek-V4's attention) with no dense form that sweeps compare against.

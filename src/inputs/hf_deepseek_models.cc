@@ -1,4 +1,5 @@
-// DeepSeek's family: multi-latent attention with MoE (deepseek_v3), DeepSeek
+// DeepSeek's family: multi-latent attention with MoE (deepseek_v3, and
+// GLM-4.7-Flash's glm4_moe_lite), DeepSeek
 // Sparse Attention on it (deepseek_v32, glm_moe_dsa, with index sharing), and
 // DeepSeek-V4's compressed sparse attention (deepseek_v4).
 #include <algorithm>
@@ -61,7 +62,7 @@ Result<MlaAttention> mla_attention(Fields& config) {
 // moe_layer_freq-th (absent: every one).
 Result<std::vector<bool>> deepseek_moe_layers(Fields& config, std::int64_t layers) {
   std::vector<bool> moe(static_cast<std::size_t>(layers));
-  if (config.model_type() == "glm_moe_dsa") {
+  if (config.model_type() == "glm_moe_dsa" || config.model_type() == "glm4_moe_lite") {
     TRAINFLOPS_ASSIGN_OR_RETURN(const auto types, config.optional_words("mlp_layer_types", {"dense", "sparse"}));
     if (types) {
       if (types->size() != moe.size()) {

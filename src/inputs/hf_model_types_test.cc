@@ -13,6 +13,7 @@
 #include "trainflops/count.h"
 #include "trainflops/hf_config.h"
 #include "trainflops/int128.h"
+#include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
@@ -91,6 +92,32 @@ const std::string kLlama4Scout = R"({
     "num_local_experts": 16, "output_router_logits": false, "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
     "router_aux_loss_coef": 0.001, "router_jitter_noise": 0.0, "use_qk_norm": true, "vocab_size": 202048}})";
 
+// The sizes of MiniMaxAI/MiniMax-M3's config.json: a multimodal wrapper
+// (minimax_m3_vl) whose language model is text_config, the vision tower left
+// out; block-sparse attention on the layers sparse_attention_freq names.
+const std::string kMiniMaxM3 = R"({
+  "architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl",
+  "image_token_index": 200025, "video_token_index": 200026, "torch_dtype": "bfloat16",
+  "vision_config": {"hidden_size": 1280, "num_hidden_layers": 32},
+  "text_config": {
+    "model_type": "minimax_m3", "architectures": ["MiniMaxM3SparseForCausalLM"], "hidden_size": 6144,
+    "intermediate_size": 3072, "dense_intermediate_size": 12288, "shared_intermediate_size": 3072,
+    "num_hidden_layers": 60, "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128,
+    "vocab_size": 200064, "max_position_embeddings": 1048576, "rms_norm_eps": 1e-06, "use_gemma_norm": true,
+    "rope_theta": 5000000, "rotary_dim": 64, "partial_rotary_factor": 0.5, "hidden_act": "swigluoai",
+    "use_qk_norm": true, "qk_norm_type": "per_head", "tie_word_embeddings": false, "num_local_experts": 128,
+    "num_experts_per_tok": 4, "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": true,
+    "swiglu_alpha": 1.702, "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
+    "moe_layer_freq": [0, 0, 0, )" +
+                               repeated("1", 57) + R"(],
+    "sparse_attention_config": {"use_sparse_attention": true, "sparse_index_dim": 128,
+      "sparse_num_index_heads": 4, "sparse_topk_blocks": 16, "sparse_block_size": 128, "sparse_score_type": "max",
+      "sparse_init_block": 0, "sparse_local_block": 1,
+      "sparse_disable_index_value": [0, 0, 0, )" +
+                               repeated("1", 57) + R"(],
+      "sparse_attention_freq": [0, 0, 0, )" +
+                               repeated("1", 57) + R"(]}}})";
+
 HfImport imported(const std::string& config) {
   Result<HfImport> import = import_hf_config(config, UnknownFields::kRejected);
   EXPECT_TRUE(import.ok()) << import.error().message();
@@ -138,6 +165,17 @@ TEST(HfModelTypesTest, CountTheParametersTheirAuthorsPublish) {
       // 230B total, 10B active.
       {"MiniMax-M2", &kMiniMaxM2, "minimax_m2: 62 layers (62 gqa+moe) + 3 MTP depths, hidden 3072, vocab 200064", 230e9,
        1e9, 10e9, 1e9, kWithOutputLayer},
+      // 428B total (NeMo Automodel's model page), the vision tower included;
+      // its "22B active" is not checked: the decoder alone counts 23.5B, with
+      // the output layer 24.7B, and the page does not say what it counts.
+      {"MiniMax-M3",
+       &kMiniMaxM3,
+       "minimax_m3_vl: 60 layers (3 gqa+mlp, 57 block-sparse+moe), hidden 6144, vocab 200064",
+       428e9,
+       1e9,
+       std::nullopt,
+       0,
+       {}},
       // 17B active, the embedding table included as in Llama 3's figures; its
       // 109B total also counts the vision tower, which is not imported.
       {"Llama-4-Scout", &kLlama4Scout, "llama4: 48 layers (36 chunked+moe, 12 gqa+moe), hidden 5120, vocab 202048",
@@ -192,19 +230,141 @@ TEST(HfModelTypesTest, Llama4CountsItsLanguageModel) {
   EXPECT_EQ(import.ignored.back(), "vision_config");
 }
 
+// Qwen3.5 wraps its language model in text_config (qwen3_5_text: a dense MLP
+// on every layer; qwen3_5_moe_text: MoE on every layer) and GLM-4.7-Flash is
+// DeepSeek-V3's architecture: the presets hold their release configs.
+TEST(HfModelTypesTest, Qwen35AndGlm47FlashImportFromTheirReleases) {
+  const struct {
+    const char* preset;
+    std::string summary;
+  } cases[] = {
+      {"qwen3.5-27b", "qwen3_5: 64 layers (48 gdn+mlp, 16 gqa+mlp) + 1 MTP depth, hidden 5120, vocab 248320"},
+      {"qwen3.5-35b-a3b", "qwen3_5_moe: 40 layers (30 gdn+moe, 10 gqa+moe) + 1 MTP depth, hidden 2048, vocab 248320"},
+      {"glm-4.7-flash", "glm4_moe_lite: 47 layers (1 mla+mlp, 46 mla+moe) + 1 MTP depth, hidden 2048, vocab 154880"},
+      {"gemma-4-31b", "gemma4: 60 layers (50 swa+mlp, 10 gqa+mlp), hidden 5376, vocab 262144"},
+      {"gemma-4-26b-a4b", "gemma4: 30 layers (25 swa+moe, 5 gqa+moe), hidden 2816, vocab 262144"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.preset);
+    const HfImport import = imported(*find_preset(c.preset).value().hf_config);
+    EXPECT_TRUE(import.unknown.empty());
+    EXPECT_EQ(summarize(import.model), c.summary);
+  }
+  const HfImport dense = imported(*find_preset("qwen3.5-27b").value().hf_config);
+  EXPECT_TRUE(std::get<GqaAttention>(*dense.model.layers[3].mixer).output_gate);
+  EXPECT_EQ(std::get<DenseMlp>(*dense.model.layers[0].channel_mixer).ffn_hidden_size, 17408);
+  EXPECT_EQ(dense.assumed, (std::vector<std::string>{
+                               "the language model is text_config (model_type \"qwen3_5_text\"), counted alone: the "
+                               "other modalities of model_type \"qwen3_5\" are not counted"}));
+}
+
+// MiniMax-M3: block-sparse attention with the release's indexer and blocks
+// on 57 layers, dense grouped-query attention on the first three.
+TEST(HfModelTypesTest, MiniMaxM3AttendsBlocksOnItsSparseLayers) {
+  const HfImport import = imported(kMiniMaxM3);
+  if (import.model.layers.empty()) return;
+  EXPECT_TRUE(std::holds_alternative<GqaAttention>(*import.model.layers[2].mixer));
+  const auto& sparse = std::get<BlockSparseAttention>(*import.model.layers[3].mixer);
+  EXPECT_EQ(sparse.indexer_num_heads, 4);
+  EXPECT_EQ(sparse.indexer_head_dim, 128);
+  EXPECT_EQ(sparse.block_size, 128);
+  EXPECT_EQ(sparse.topk_blocks, 16);
+  EXPECT_EQ(sparse.attention, std::get<GqaAttention>(*import.model.layers[0].mixer));
+  EXPECT_EQ(std::get<Moe>(*import.model.layers[3].channel_mixer).shared_expert_ffn_hidden_size, 3072);
+  EXPECT_EQ(std::get<DenseMlp>(*import.model.layers[0].channel_mixer).ffn_hidden_size, 12288);
+
+  std::string own_block_left_out = kMiniMaxM3;
+  own_block_left_out.replace(own_block_left_out.find("\"sparse_local_block\": 1"), 23, "\"sparse_local_block\": 0");
+  const Result<HfImport> refused = import_hf_config(own_block_left_out);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(),
+            "text_config.sparse_attention_config.sparse_local_block = 0: must be positive: the query's own block must "
+            "be attended");
+}
+
+// Gemma 4: global layers of their own width and groups whose keys are the
+// values; the KV-shared layers of E2B and E4B project no keys or values, and
+// their per-layer embeddings are refused rather than left out.
+TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
+  const HfImport import = imported(*find_preset("gemma-4-31b").value().hf_config);
+  if (import.model.layers.empty()) return;
+  const auto& local = std::get<GqaAttention>(*import.model.layers[0].mixer);
+  const auto& global = std::get<GqaAttention>(*import.model.layers[5].mixer);
+  EXPECT_EQ(local.window, 1024);
+  EXPECT_EQ(local.head_dim, 256);
+  EXPECT_EQ(local.num_query_groups, 16);
+  EXPECT_FALSE(local.key_is_value);
+  EXPECT_FALSE(global.window);
+  EXPECT_EQ(global.head_dim, 512);
+  EXPECT_EQ(global.num_query_groups, 4);
+  EXPECT_TRUE(global.key_is_value);
+
+  const std::string small = R"({"model_type": "gemma4_text", "hidden_size": 64, "vocab_size": 100,
+    "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,
+    "global_head_dim": 32, "sliding_window": 8, "intermediate_size": 128, "num_kv_shared_layers": 2,
+    "use_double_wide_mlp": true, "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "sliding_attention", "full_attention"], )";
+  const HfImport shared = imported(small + R"("hidden_size_per_layer_input": 0})");
+  if (shared.model.layers.empty()) return;
+  EXPECT_FALSE(std::get<GqaAttention>(*shared.model.layers[3].mixer).reuses_key_value);
+  EXPECT_TRUE(std::get<GqaAttention>(*shared.model.layers[4].mixer).reuses_key_value);
+  EXPECT_TRUE(std::get<GqaAttention>(*shared.model.layers[5].mixer).reuses_key_value);
+  EXPECT_EQ(std::get<DenseMlp>(*shared.model.layers[5].channel_mixer).ffn_hidden_size, 256);
+  EXPECT_EQ(std::get<DenseMlp>(*shared.model.layers[3].channel_mixer).ffn_hidden_size, 128);
+  // Per token, the projections of a KV-sharing global layer: 64 x 128 for
+  // the queries and 128 x 64 for the output, no keys or values.
+  const Terms terms = gqa_attention_terms(std::get<GqaAttention>(*shared.model.layers[5].mixer), 64, Convention{});
+  EXPECT_EQ(to_decimal(terms.front().forward_flops), std::to_string(2 * (64 * 128 + 128 * 64)));
+
+  const Result<HfImport> refused = import_hf_config(small + R"("hidden_size_per_layer_input": 256})");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(),
+            "hidden_size_per_layer_input = 256: per-layer embeddings (Gemma 4 E2B, E4B) are not counted yet");
+}
+
+// What the Qwen3.5 import refuses rather than miscounts.
+TEST(HfModelTypesTest, Qwen35RefusesWhatItDoesNotCount) {
+  const std::string head = R"({"model_type": "qwen3_5_text", "hidden_size": 64, "vocab_size": 100,
+    "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 32,
+    "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+    "linear_conv_kernel_dim": 4, "full_attention_interval": 4, "intermediate_size": 128, )";
+  const struct {
+    std::string config, message;
+  } cases[] = {
+      {head + R"("attn_output_gate": false})",
+       "attn_output_gate = false: only the gated attention of the releases is counted"},
+      {head + R"("mlp_only_layers": [1]})",
+       "mlp_only_layers = [1]: must be empty: every layer has the same channel mixer"},
+      {head + R"("num_experts": 8})",
+       "num_experts = 8: not a field trainflops knows for model_type \"qwen3_5_text\", so it cannot tell whether it "
+       "changes FLOPs (docs/hf-import.md lists the known fields)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.message);
+    const Result<HfImport> import = import_hf_config(c.config, UnknownFields::kRejected);
+    ASSERT_FALSE(import.ok());
+    EXPECT_EQ(import.error().message(), c.message);
+  }
+}
+
 TEST(HfModelTypesTest, SaysWhatItCannotCount) {
   const struct {
     std::string config, message;
   } cases[] = {
-      {R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}})",
-       "model_type = \"qwen3_5\": not supported, nor is its text_config's \"qwen3_5_text\" (supported: "
-       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, gpt_oss, "
-       "kimi_k2, llama, llama4_text, minimax_m2, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_moe, "
-       "qwen3_next)"},
+      {R"({"model_type": "llava", "text_config": {"model_type": "vicuna"}})",
+       "model_type = \"llava\": not supported, nor is its text_config's \"vicuna\" (supported: "
+       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, "
+       "glm4_moe_lite, "
+       "glm_moe_dsa, gpt_oss, kimi_k2, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, nemotron_h, "
+       "qwen2, qwen3, "
+       "qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
       {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
        "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
-       "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama, "
-       "llama4_text, minimax_m2, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_moe, qwen3_next)"},
+       "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, glm4_moe_lite, "
+       "glm_moe_dsa, gpt_oss, "
+       "kimi_k2, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, nemotron_h, qwen2, qwen3, "
+       "qwen3_5_moe_text, "
+       "qwen3_5_text, qwen3_moe, qwen3_next)"},
       {[] {
          std::string lightning = kMiniMaxM2;
          lightning.replace(lightning.find("[1, 1"), 2, "[0");

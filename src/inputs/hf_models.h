@@ -30,6 +30,10 @@ using Importer = Result<Model> (*)(Fields& config, Notes& notes);
 Result<Model> import_transformer(Fields& config, Notes& notes);
 // gemma3 (text_config) and gemma3_text (hf_transformer_models.cc).
 Result<Model> import_gemma3(Fields& config, Notes& notes);
+// gemma4_text (gemma4 through its text_config): sliding and full layers of
+// their own widths, keys that are the values, KV sharing, MoE
+// (hf_transformer_models.cc).
+Result<Model> import_gemma4(Fields& config, Notes& notes);
 // gpt_oss (hf_transformer_models.cc).
 Result<Model> import_gpt_oss(Fields& config, Notes& notes);
 // llama4_text: chunked attention on most layers, interleaved MoE layers with a
@@ -38,9 +42,18 @@ Result<Model> import_llama4_text(Fields& config, Notes& notes);
 // minimax_m2: grouped-query attention, MoE on every layer, MTP modules
 // (hf_transformer_models.cc).
 Result<Model> import_minimax_m2(Fields& config, Notes& notes);
+// minimax_m3 (minimax_m3_vl's text_config): grouped-query attention,
+// block-sparse on the layers sparse_attention_config names, dense or MoE
+// layers by moe_layer_freq, MTP modules (hf_transformer_models.cc).
+Result<Model> import_minimax_m3(Fields& config, Notes& notes);
 // qwen3_next (hf_transformer_models.cc).
 Result<Model> import_qwen3_next(Fields& config, Notes& notes);
-// deepseek_v2, deepseek_v3, kimi_k2 (DeepSeek-V3's architecture), and with DSA
+// qwen3_5_text and qwen3_5_moe_text, the language models of qwen3_5 and
+// qwen3_5_moe: Qwen3-Next's hybrid decoder with a dense MLP or MoE on every
+// layer (hf_transformer_models.cc).
+Result<Model> import_qwen3_5(Fields& config, Notes& notes);
+// deepseek_v2, deepseek_v3, kimi_k2, glm4_moe_lite (DeepSeek-V3's
+// architecture), and with DSA
 // deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
 Result<Model> import_deepseek(Fields& config, Notes& notes);
 // glm4_moe: grouped-query attention with DeepSeek-style MoE layers and MTP

@@ -1,6 +1,6 @@
 // Decoder-only transformers with grouped-query attention: llama, mistral,
 // mixtral, qwen2, qwen3, qwen3_moe, gemma3, gpt_oss, llama4_text, minimax_m2,
-// and qwen3_next with its gated delta net layers.
+// and qwen3_next and qwen3_5 with their gated delta net layers.
 #include <algorithm>
 #include <string>
 
@@ -215,6 +215,97 @@ Result<Model> import_gemma3_text(Fields& text, Notes& notes) {
 
 }  // namespace
 
+Result<Model> import_gemma4(Fields& text, Notes&) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(text));
+  const auto count = static_cast<std::size_t>(base.layers);
+  // Per-layer embeddings (E2B, E4B): a table per layer, a projection into
+  // every layer and a gate in each; no layer type counts them yet.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> per_layer,
+                              text.optional_non_negative("hidden_size_per_layer_input"));
+  if (per_layer.value_or(0) > 0) {
+    return Error(ErrorCode::kUnsupported, text.path_of("hidden_size_per_layer_input") + " = " +
+                                              std::to_string(*per_layer) +
+                                              ": per-layer embeddings (Gemma 4 E2B, E4B) are not counted yet");
+  }
+  text.ignore({"vocab_size_per_layer_input"});  // the per-layer tables' vocabulary: none without them
+  // Sliding layers: grouped-query attention of head_dim over a window; full
+  // layers: global_head_dim wide, num_global_key_value_heads groups, keys
+  // that are the values too with attention_k_eq_v.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const GqaAttention sliding,
+                              grouped_query_attention(text, base.hidden_size, /*explicit_sizes=*/true));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t window, text.positive("sliding_window"));
+  if (!text.has("layer_types")) return text.missing("layer_types", "for model_type \"gemma4_text\"");
+  TRAINFLOPS_ASSIGN_OR_RETURN(auto windows,
+                              windows_from_layer_types(text, base.layers, window, "needs sliding_window"));
+  GqaAttention full = sliding;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> global_head_dim,
+                              text.optional_positive("global_head_dim"));
+  if (global_head_dim) full.head_dim = global_head_dim;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> global_groups,
+                              text.optional_positive("num_global_key_value_heads"));
+  if (global_groups) {
+    if (full.num_heads % *global_groups != 0) {
+      return text.invalid("num_global_key_value_heads", *global_groups,
+                          "must divide num_attention_heads = " + std::to_string(full.num_heads));
+    }
+    full.num_query_groups = *global_groups;
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(full.key_is_value, text.flag("attention_k_eq_v"));
+  // The last num_kv_shared_layers layers reuse an earlier layer's keys and
+  // values; with use_double_wide_mlp their MLP is twice as wide.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> shared_count,
+                              text.optional_non_negative("num_kv_shared_layers"));
+  const std::int64_t shared = shared_count.value_or(0);
+  if (shared >= base.layers) {
+    return text.invalid("num_kv_shared_layers", shared,
+                        "must be less than num_hidden_layers = " + std::to_string(base.layers) +
+                            ": some layer computes the keys and values the others reuse");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool double_wide, text.flag("use_double_wide_mlp"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, text.positive("intermediate_size"));
+  // The MoE block (26B A4B): routed experts beside the dense MLP, which acts
+  // as their shared expert.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool moe_block, text.flag("enable_moe_block"));
+  std::optional<Moe> experts;
+  if (moe_block) {
+    Moe m;
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.num_experts, text.positive("num_experts"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.topk, text.positive("top_k_experts"));
+    if (m.topk > *m.num_experts) {
+      return text.invalid("top_k_experts", m.topk, "must not exceed num_experts = " + std::to_string(*m.num_experts));
+    }
+    const std::string_view width =
+        text.has("moe_intermediate_size") ? "moe_intermediate_size" : "expert_intermediate_size";
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.expert_ffn_hidden_size, text.positive(width));
+    m.shared_expert_ffn_hidden_size = ffn;
+    m.gated = true;
+    experts = m;
+  }
+  text.ignore({"num_experts", "top_k_experts", "moe_intermediate_size", "expert_intermediate_size"});
+  // "vision": images attend bidirectionally among themselves; text stays causal.
+  if (const json* bidirectional = text.get("use_bidirectional_attention")) {
+    if (*bidirectional == true) {
+      return text.invalid("use_bidirectional_attention", *bidirectional,
+                          "bidirectional attention is not counted (trainflops counts causal decoders)");
+    }
+  }
+  text.ignore({"final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar", "hidden_activation"});
+  Model model = model_of(base);
+  for (std::size_t i = 0; i < count; ++i) {
+    const bool reuses = static_cast<std::int64_t>(i) >= base.layers - shared;
+    GqaAttention attention = (*windows)[i] ? sliding : full;
+    attention.window = (*windows)[i];
+    if (reuses) {
+      attention.reuses_key_value = true;
+      attention.key_is_value = false;
+    }
+    const std::int64_t width = reuses && double_wide ? 2 * ffn : ffn;
+    const ChannelMixer channel = experts ? ChannelMixer{*experts} : ChannelMixer{swiglu(width)};
+    model.layers.push_back(Layer{Mixer{attention}, channel});
+  }
+  return model;
+}
+
 Result<Model> import_gemma3(Fields& config, Notes& notes) {
   if (config.model_type() == "gemma3_text") return import_gemma3_text(config, notes);
   // The multimodal wrapper: the language model is text_config; the vision
@@ -262,21 +353,31 @@ Result<Model> import_gpt_oss(Fields& config, Notes&) {
   return model;
 }
 
-Result<Model> import_qwen3_next(Fields& config, Notes&) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
-  // Full attention layers: gated attention (q_proj also yields a sigmoid gate
-  // of the query width).
-  TRAINFLOPS_ASSIGN_OR_RETURN(GqaAttention attention,
-                              grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
-  attention.output_gate = true;
+namespace {
+
+// Qwen3-Next's and Qwen3.5's hybrid decoder: gated delta net layers and
+// gated full attention layers (q_proj also yields a sigmoid gate of the
+// query width), placed by layer_types or every full_attention_interval-th.
+struct QwenHybrid {
+  GqaAttention attention;
   GatedDeltaNet linear;
+  std::vector<bool> full;  // per layer: full attention, else the gated delta net
+};
+
+Result<QwenHybrid> qwen_hybrid(Fields& config, const Base& base) {
+  QwenHybrid hybrid;
+  TRAINFLOPS_ASSIGN_OR_RETURN(hybrid.attention,
+                              grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
+  hybrid.attention.output_gate = true;
+  GatedDeltaNet& linear = hybrid.linear;
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.key_head_dim, config.positive("linear_key_head_dim"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.value_head_dim, config.positive("linear_value_head_dim"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.num_key_heads, config.positive("linear_num_key_heads"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.num_value_heads, config.positive("linear_num_value_heads"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.conv_kernel_dim, config.positive("linear_conv_kernel_dim"));
 
-  std::vector<bool> full(static_cast<std::size_t>(base.layers));
+  std::vector<bool>& full = hybrid.full;
+  full.resize(static_cast<std::size_t>(base.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const auto types,
                               config.optional_words("layer_types", {"linear_attention", kFullAttention}));
   if (types) {
@@ -289,7 +390,12 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
     if (!interval) return config.missing("full_attention_interval", "when layer_types is absent");
     for (std::int64_t i = 0; i < base.layers; ++i) full[static_cast<std::size_t>(i)] = (i + 1) % *interval == 0;
   }
+  return hybrid;
+}
 
+// Routed experts of moe_intermediate_size and one shared expert of
+// shared_expert_intermediate_size, all gated.
+Result<Moe> qwen_hybrid_experts(Fields& config) {
   Moe experts;
   TRAINFLOPS_ASSIGN_OR_RETURN(experts.num_experts, config.positive("num_experts"));
   TRAINFLOPS_ASSIGN_OR_RETURN(experts.topk, config.positive("num_experts_per_tok"));
@@ -298,28 +404,80 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
   TRAINFLOPS_ASSIGN_OR_RETURN(experts.shared_expert_ffn_hidden_size,
                               config.positive("shared_expert_intermediate_size"));
   experts.gated = true;
+  return experts;
+}
+
+// mtp_num_hidden_layers: multi-token prediction depths, each one gated
+// attention layer with the last decoder layer's channel mixer (as Megatron-LM
+// builds Qwen3-Next's MTP).
+Result<std::int64_t> qwen_mtp_depths(Fields& config) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
+                              config.optional_non_negative("mtp_num_hidden_layers"));
+  if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("mtp_num_hidden_layers"), *depths));
+  return depths.value_or(0);
+}
+
+Model qwen_hybrid_model(const Base& base, const QwenHybrid& hybrid, const std::vector<bool>& moe,
+                        const std::optional<ChannelMixer>& experts, const std::optional<ChannelMixer>& dense,
+                        std::int64_t mtp_depths) {
+  Model model = model_of(base);
+  for (std::size_t i = 0; i < hybrid.full.size(); ++i) {
+    Layer layer;
+    layer.mixer = hybrid.full[i] ? Mixer{hybrid.attention} : Mixer{hybrid.linear};
+    layer.channel_mixer = moe[i] ? *experts : *dense;
+    model.layers.push_back(std::move(layer));
+  }
+  const Layer mtp_layer{Mixer{hybrid.attention}, model.layers.back().channel_mixer};
+  for (std::int64_t d = 0; d < mtp_depths; ++d) model.mtp_depths.push_back({mtp_layer});
+  return model;
+}
+
+}  // namespace
+
+Result<Model> import_qwen3_next(Fields& config, Notes&) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe experts, qwen_hybrid_experts(config));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe, qwen_moe_pattern(config, base.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<ChannelMixer> dense, dense_if_needed(config, moe));
   // Transformers' Qwen3-Next attention has no sliding window: these change nothing.
   config.ignore({"use_sliding_window", "sliding_window", "max_window_layers", "norm_topk_prob", "output_router_logits",
                  "router_aux_loss_coef", "router_jitter_noise"});
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, qwen_mtp_depths(config));
+  return qwen_hybrid_model(base, hybrid, moe, ChannelMixer{experts}, dense, depths);
+}
 
-  // Multi-token prediction: each depth one gated-attention layer, MoE when the
-  // last decoder layer is (as Megatron-LM builds Qwen3-Next's MTP).
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
-                              config.optional_non_negative("mtp_num_hidden_layers"));
-  if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("mtp_num_hidden_layers"), *depths));
-
-  Model model = model_of(base);
-  for (std::size_t i = 0; i < full.size(); ++i) {
-    Layer layer;
-    layer.mixer = full[i] ? Mixer{attention} : Mixer{linear};
-    layer.channel_mixer = moe[i] ? ChannelMixer{experts} : *dense;
-    model.layers.push_back(std::move(layer));
+Result<Model> import_qwen3_5(Fields& config, Notes&) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  // qwen3_5_moe_text: every layer MoE; qwen3_5_text: every layer a dense MLP.
+  const bool experts_everywhere = config.model_type() == "qwen3_5_moe_text";
+  std::vector<bool> moe(static_cast<std::size_t>(base.layers), experts_everywhere);
+  std::optional<ChannelMixer> experts, dense;
+  if (experts_everywhere) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Moe routed, qwen_hybrid_experts(config));
+    experts = routed;
+    config.ignore(
+        {"intermediate_size", "norm_topk_prob", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise"});
+  } else {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("intermediate_size"));
+    dense = swiglu(ffn);
   }
-  const Layer mtp_layer{Mixer{attention}, model.layers.back().channel_mixer};
-  for (std::int64_t d = 0; d < depths.value_or(0); ++d) model.mtp_depths.push_back({mtp_layer});
-  return model;
+  // The attention output gate is attn_output_gate in these configs, always
+  // on in the releases; its activation and the gated delta net's state dtype
+  // change no product. mlp_only_layers is empty in the releases.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool gate, config.flag("attn_output_gate"));
+  if (!gate && config.has("attn_output_gate")) {
+    return config.invalid("attn_output_gate", json(false), "only the gated attention of the releases is counted");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto mlp_only,
+                              config.optional_indices("mlp_only_layers", base.layers, "num_hidden_layers"));
+  if (mlp_only && !mlp_only->empty()) {
+    return config.invalid("mlp_only_layers", json(*mlp_only), "must be empty: every layer has the same channel mixer");
+  }
+  config.ignore({"output_gate_type", "mamba_ssm_dtype", "mtp_use_dedicated_embeddings"});
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, qwen_mtp_depths(config));
+  return qwen_hybrid_model(base, hybrid, moe, experts, dense, depths);
 }
 
 Result<Model> import_llama4_text(Fields& config, Notes&) {
@@ -449,6 +607,134 @@ Result<Model> import_minimax_m2(Fields& config, Notes& notes) {
   for (std::int64_t i = 0; i < base.layers; ++i) model.layers.push_back(Layer{Mixer{attention}, ChannelMixer{experts}});
   for (std::int64_t d = 0; d < depths; ++d)
     model.mtp_depths.push_back({Layer{Mixer{attention}, ChannelMixer{experts}}});
+  return model;
+}
+
+namespace {
+
+// A per-layer list of numbers, each 0 (false) or not (true); nullopt when absent.
+Result<std::optional<std::vector<bool>>> per_layer_flags(Fields& config, std::string_view key, std::int64_t layers) {
+  const json* list = config.get(key);
+  if (!list) return std::optional<std::vector<bool>>();
+  if (!list->is_array()) return config.invalid(key, *list, "must be a list of numbers, one per layer");
+  TRAINFLOPS_RETURN_IF_ERROR(check_per_layer(config, key, list->size(), layers));
+  std::vector<bool> flags;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& entry = (*list)[i];
+    if (!entry.is_number_integer()) {
+      return config.invalid(std::string(key) + "[" + std::to_string(i) + "]", entry, "must be an integer");
+    }
+    flags.push_back(entry.get<std::int64_t>() != 0);
+  }
+  return std::optional(std::move(flags));
+}
+
+// MiniMax-M3's sparse_attention_config: which layers attend block-sparse, and
+// how; nullopt for every layer dense.
+struct MiniMaxSparse {
+  BlockSparseAttention attention;
+  std::vector<bool> layers;
+};
+
+Result<std::optional<MiniMaxSparse>> minimax_sparse(Fields& config, const GqaAttention& attention, std::int64_t layers,
+                                                    Notes& notes) {
+  const json* object = config.get("sparse_attention_config");
+  if (!object) return std::optional<MiniMaxSparse>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields sparse,
+                              Fields::open(*object, config.path_of("sparse_attention_config"), config.model_type()));
+  std::optional<MiniMaxSparse> result;
+  // use_sparse_attention: absent means on.
+  const bool stated = sparse.has("use_sparse_attention");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool use, sparse.flag("use_sparse_attention"));
+  if (stated && !use) {
+    sparse.ignore_unread();
+  } else {
+    MiniMaxSparse s;
+    s.attention.attention = attention;
+    TRAINFLOPS_ASSIGN_OR_RETURN(s.attention.indexer_num_heads, sparse.positive("sparse_num_index_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(s.attention.indexer_head_dim, sparse.positive("sparse_index_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(s.attention.block_size, sparse.positive("sparse_block_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(s.attention.topk_blocks, sparse.positive("sparse_topk_blocks"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> init,
+                                sparse.optional_non_negative("sparse_init_block"));
+    s.attention.init_blocks = init.value_or(0);
+    // The query's own block is always attended unless sparse_local_block is 0;
+    // then whether it is depends on the scores, which no count can know.
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> local,
+                                sparse.optional_non_negative("sparse_local_block"));
+    if (local == 0) {
+      return sparse.invalid("sparse_local_block", 0, "must be positive: the query's own block must be attended");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(const auto freq, per_layer_flags(sparse, "sparse_attention_freq", layers));
+    s.layers = freq.value_or(std::vector<bool>(static_cast<std::size_t>(layers), true));
+    // Selection-only indexers (MiniMax-M3's) have no value branch on the sparse layers.
+    TRAINFLOPS_ASSIGN_OR_RETURN(const auto no_value, per_layer_flags(sparse, "sparse_disable_index_value", layers));
+    for (std::size_t i = 0; no_value && i < s.layers.size(); ++i) {
+      if (s.layers[i] && !(*no_value)[i]) {
+        return sparse.invalid("sparse_disable_index_value[" + std::to_string(i) + "]", 0,
+                              "must be non-zero on a sparse layer: an indexer value branch is not counted");
+      }
+    }
+    sparse.ignore({"sparse_score_type"});  // max or log-sum-exp pooling of the scores: no products
+    result = std::move(s);
+  }
+  const Fields::Unread unread = sparse.finish();
+  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
+  return result;
+}
+
+}  // namespace
+
+Result<Model> import_minimax_m3(Fields& config, Notes& notes) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(GqaAttention attention,
+                              grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.output_gate, config.flag("attention_output_gate"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<MiniMaxSparse> sparse,
+                              minimax_sparse(config, attention, base.layers, notes));
+  // moe_layer_freq: per layer, 0 a dense MLP of dense_intermediate_size, else
+  // MoE (absent: every layer); routed experts of intermediate_size and
+  // n_shared_experts shared ones of shared_intermediate_size, all gated.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto listed, per_layer_flags(config, "moe_layer_freq", base.layers));
+  const std::vector<bool> moe = listed.value_or(std::vector<bool>(static_cast<std::size_t>(base.layers), true));
+  Moe experts;
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.num_experts, config.positive("num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.topk, config.positive("num_experts_per_tok"));
+  TRAINFLOPS_RETURN_IF_ERROR(check_topk(config, experts, "num_local_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(experts.expert_ffn_hidden_size, config.positive("intermediate_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> shared_count,
+                              config.optional_non_negative("n_shared_experts"));
+  if (shared_count.value_or(0) > 0) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t shared, config.positive("shared_intermediate_size"));
+    experts.shared_expert_ffn_hidden_size = *shared_count * shared;
+  } else {
+    config.ignore({"shared_intermediate_size"});
+  }
+  experts.gated = true;
+  std::optional<ChannelMixer> dense;
+  if (std::find(moe.begin(), moe.end(), false) != moe.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("dense_intermediate_size"));
+    dense = swiglu(ffn);
+  } else {
+    config.ignore({"dense_intermediate_size"});
+  }
+  // Multi-token prediction: each module one layer built as the last decoder
+  // layer (MoE and, where it is, sparse attention) with its 2h -> h projection.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
+                              config.optional_non_negative("num_mtp_modules"));
+  if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("num_mtp_modules"), *depths));
+  // Norms, RoPE, routing and the clamped SwiGLU's constants: no products.
+  config.ignore({"rotary_dim", "use_qk_norm", "qk_norm_type", "use_gemma_norm", "scoring_func", "use_routing_bias",
+                 "routed_scaling_factor", "swiglu_alpha", "swiglu_limit", "output_router_logits",
+                 "router_aux_loss_coef", "router_jitter_noise"});
+  Model model = model_of(base);
+  const auto layer = [&](std::size_t i) {
+    const Mixer mixer = sparse && sparse->layers[i] ? Mixer{sparse->attention} : Mixer{attention};
+    return Layer{mixer, moe[i] ? ChannelMixer{experts} : *dense};
+  };
+  for (std::size_t i = 0; i < moe.size(); ++i) model.layers.push_back(layer(i));
+  for (std::int64_t d = 0; d < depths.value_or(0); ++d) model.mtp_depths.push_back({layer(moe.size() - 1)});
   return model;
 }
 

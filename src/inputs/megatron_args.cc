@@ -192,23 +192,23 @@ Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_la
 Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, Layer& layer) {
   const auto index = static_cast<std::size_t>(number - 1);
   if (!layer.mixer || index >= windows.size() || !windows[index]) return Ok{};
-  return std::visit(
-      Overloaded{
-          [&](GqaAttention& attention) -> Status {
-            attention.window = windows[index];
-            return Ok{};
-          },
-          [](const OneOf<MlaAttention, DsaAttention> auto&) -> Status {
-            return Error(ErrorCode::kUnsupported,
-                         "window_size: a sliding window on multi-latent attention is not counted; it is on "
-                         "grouped-query attention");
-          },
-          // DeepSeek-V4's attention has a window of its own; the others attend no window.
-          [](const OneOf<CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct> auto&) -> Status {
-            return Ok{};
-          },
-      },
-      *layer.mixer);
+  return std::visit(Overloaded{
+                        [&](GqaAttention& attention) -> Status {
+                          attention.window = windows[index];
+                          return Ok{};
+                        },
+                        [](const OneOf<MlaAttention, DsaAttention> auto&) -> Status {
+                          return Error(
+                              ErrorCode::kUnsupported,
+                              "window_size: a sliding window on multi-latent attention is not counted; it is on "
+                              "grouped-query attention");
+                        },
+                        // DeepSeek-V4's attention has a window of its own; the others attend no
+                        // window (Megatron-LM's arguments build no block-sparse attention).
+                        [](const OneOf<CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
+                                       BlockSparseAttention> auto&) -> Status { return Ok{}; },
+                    },
+                    *layer.mixer);
 }
 
 Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required) {

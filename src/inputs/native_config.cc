@@ -110,6 +110,8 @@ struct ConfigType<GqaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_query_groups, r.integer("num_query_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.key_is_value, r.flag("key_is_value"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.reuses_key_value, r.flag("reuses_key_value"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.optional_integer("window"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.chunk, r.optional_integer("chunk"));
     return Ok{};
@@ -212,6 +214,21 @@ struct ConfigType<GatedDeltaProduct> {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_groups, r.integer("num_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.state_dim, r.integer("state_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_householder, r.integer("num_householder"));
+    return Ok{};
+  }
+};
+
+template <>
+struct ConfigType<BlockSparseAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"block_sparse"};
+  static Status read(ObjectReader& r, std::string_view, BlockSparseAttention& a) {
+    TRAINFLOPS_RETURN_IF_ERROR(ConfigType<GqaAttention>::read(r, "gqa", a.attention));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.block_size, r.integer("block_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.topk_blocks, r.integer("topk_blocks"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> init, r.optional_integer("init_blocks"));
+    a.init_blocks = init.value_or(0);
     return Ok{};
   }
 };

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "inputs/presets_data.h"
 #include "trainflops/count.h"
@@ -52,8 +52,7 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
       {head + R"("hf_config": {}})",
        "preset x: give the model as exactly one of \"args\" (Megatron-LM arguments) or \"hf_config\" (a Hugging "
        "Face config.json)"},
-      {head + R"("seq_length": 4096})",
-       "preset x: \"seq_length\" belongs in \"args\" when the model is given as args"},
+      {head + R"("seq_length": 4096})", "preset x: \"seq_length\" belongs in \"args\" when the model is given as args"},
       {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": []})",
        "preset x: \"hf_config\" must be a JSON object"},
       {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": {}})",
@@ -128,11 +127,13 @@ struct ZooCase {
 
 // The ratios (docs/presets.md explains each one's departure from 1).
 const ZooCase kZoo[] = {
-    {"deepseek-v3", "0.9972"},    {"deepseek-v3.2", "0.9825"},  {"glm-5", "0.9855"},
-    {"glm-5.2", "0.9939"},        {"gpt-oss-120b", "0.9974"},   {"kimi-k2", "0.9948"},
-    {"llama-3.1-405b", "1.0000"}, {"llama-3.1-70b", "1.0000"},  {"llama-3.1-8b", "1.0000"},
-    {"minimax-m2", "0.9960"},     {"mixtral-8x7b", "0.9999"},   {"nemotron-3-nano-30b-a3b", "1.0105"},
+    {"deepseek-v3", "0.9972"},    {"deepseek-v3.2", "0.9825"},   {"gemma-4-26b-a4b", "0.9972"},
+    {"gemma-4-31b", "1.0000"},    {"glm-4.7-flash", "0.9985"},   {"glm-5", "0.9855"},
+    {"glm-5.2", "0.9939"},        {"gpt-oss-120b", "0.9974"},    {"kimi-k2", "0.9948"},
+    {"llama-3.1-405b", "1.0000"}, {"llama-3.1-70b", "1.0000"},   {"llama-3.1-8b", "1.0000"},
+    {"minimax-m2", "0.9960"},     {"mixtral-8x7b", "0.9999"},    {"nemotron-3-nano-30b-a3b", "1.0105"},
     {"nemotron-h-56b", "1.0143"}, {"qwen3-235b-a22b", "0.9977"}, {"qwen3-next-80b-a3b", "1.0061"},
+    {"qwen3.5-27b", "1.0055"},    {"qwen3.5-35b-a3b", "1.0118"},
 };
 
 ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }

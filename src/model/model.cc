@@ -61,6 +61,12 @@ Status check(const Checker& c, const GqaAttention& a) {
   }
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("window", a.window));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("chunk", a.chunk));
+  if (a.key_is_value && a.reuses_key_value) {
+    return c.error("reuses_key_value", 1, "a layer without key/value projections has none to use as both");
+  }
+  if ((a.key_is_value || a.reuses_key_value) && !a.head_dim) {
+    return c.error("head_dim", 0, "is required with key_is_value or reuses_key_value");
+  }
   if (a.window && a.chunk)
     return c.error("chunk", *a.chunk, "cannot be combined with window = " + std::to_string(*a.window));
   return Ok{};
@@ -103,6 +109,28 @@ Status check(const Checker& c, const DsaAttention& a) {
   }
   if (i.topk % i.pool_size != 0) {
     return indexer.error("topk", i.topk, "must be a multiple of pool_size = " + std::to_string(i.pool_size));
+  }
+  return Ok{};
+}
+
+Status check(const Checker& c, const BlockSparseAttention& a) {
+  const Checker attention = c.at("attention");
+  TRAINFLOPS_RETURN_IF_ERROR(check(attention, a.attention));
+  if (a.attention.window) {
+    return attention.error("window", *a.attention.window, "block-sparse attention selects its keys by blocks");
+  }
+  if (a.attention.chunk) {
+    return attention.error("chunk", *a.attention.chunk, "block-sparse attention selects its keys by blocks");
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_num_heads", a.indexer_num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_head_dim", a.indexer_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("block_size", a.block_size));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("topk_blocks", a.topk_blocks));
+  TRAINFLOPS_RETURN_IF_ERROR(c.non_negative("init_blocks", a.init_blocks));
+  if (a.init_blocks >= a.topk_blocks) {
+    return c.error("init_blocks", a.init_blocks,
+                   "must be less than topk_blocks = " + std::to_string(a.topk_blocks) +
+                       " (the query's own block is attended too)");
   }
   return Ok{};
 }
@@ -175,9 +203,10 @@ Status check_layers(const Path& path, const LayerStack& layers) {
 DsaIndexer* trainable_indexer(Mixer& mixer) {
   return std::visit(Overloaded{
                         [](DsaAttention& a) -> DsaIndexer* { return &a.indexer; },
-                        // DeepSeek-V4's CSA indexer trains with its layer: no grad mode.
+                        // DeepSeek-V4's CSA indexer trains with its layer, a block-sparse
+                        // indexer not at all: no grad mode.
                         [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                                 GatedDeltaProduct> auto&) -> DsaIndexer* { return nullptr; },
+                                 GatedDeltaProduct, BlockSparseAttention> auto&) -> DsaIndexer* { return nullptr; },
                     },
                     mixer);
 }
@@ -286,6 +315,7 @@ std::string mixer_kind(const Mixer& mixer) {
     }
     std::string operator()(const Mamba2&) const { return "mamba2"; }
     std::string operator()(const GatedDeltaProduct&) const { return "gdp"; }
+    std::string operator()(const BlockSparseAttention&) const { return "block-sparse"; }
   };
   return std::visit(Namer{}, mixer);
 }
