@@ -16,9 +16,7 @@
 #include "inputs/megatron_args_json.h"
 #include "trainflops/input_file.h"
 #include "trainflops/megatron_args.h"
-#include "trainflops/megatron_flags.h"
 #include "trainflops/model_input.h"
-#include "trainflops/native_config.h"
 
 namespace trainflops::python {
 namespace {
@@ -42,12 +40,28 @@ const std::vector<std::string>& megatron_arg_names() {
   return names;
 }
 
-std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args, std::vector<std::string> ignored) {
+// A model the library resolved (model_input.h); its warnings go to Python's.
+std::shared_ptr<PyModel> from_input(const ModelInput& input) {
+  ResolvedModel resolved = value_or_throw(resolve_model(input));
+  for (const std::string& warning : resolved.warnings) {
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  }
   auto result = std::make_shared<PyModel>();
-  result->model = value_or_throw(model_from_megatron_args(args));
-  result->seq_length = args.seq_length;
-  result->ignored = std::move(ignored);
+  result->model = std::move(resolved.model);
+  result->seq_length = resolved.seq_length;
+  result->global_batch_size = resolved.global_batch_size;
+  result->ignored = std::move(resolved.ignored);
+  result->assumed = std::move(resolved.assumed);
   return result;
+}
+
+// Megatron-LM arguments as its training loop passes them to its FLOPs
+// function: taken as that function takes them (the drop-in's parity).
+std::shared_ptr<PyModel> from_megatron_args(const MegatronArgs& args) {
+  ModelInput input;
+  input.megatron_args = args;
+  input.megatron_parity = true;
+  return from_input(input);
 }
 
 // A hash of the scalar arguments: equal arguments have equal fingerprints,
@@ -87,7 +101,7 @@ std::shared_ptr<PyModel> from_recent_args(const std::shared_ptr<const MegatronAr
   for (const Entry& entry : recent) {
     if (entry.fingerprint == print && *entry.args == *args) return entry.model;
   }
-  std::shared_ptr<PyModel> model = from_megatron_args(*args, {});
+  std::shared_ptr<PyModel> model = from_megatron_args(*args);
   if (recent.size() < kRecent) {
     recent.push_back({print, args, model});
   } else {
@@ -431,32 +445,17 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup, py::handle dict = py::
   return record.model;
 }
 
+// A JSON file of Megatron-LM arguments or a trainflops config (an object with "layers").
 std::shared_ptr<PyModel> from_file(const std::string& path) {
   const std::string text = value_or_throw(read_input_file(path, kMaxConfigFileBytes));
   const Result<nlohmann::json> object = parse_json<nlohmann::json>(text, JsonComments::kAllowed);
-  auto result = std::make_shared<PyModel>();
+  ModelInput input;
   if (!object.ok() || !object.value().is_object() || object.value().contains("layers")) {
-    result->model = value_or_throw(read_native_config(path));  // its errors name the path and the field
-    return result;
+    input.config_file = path;  // its errors name the path and the field
+  } else {
+    input.args_file = path;
   }
-  Result<ParsedMegatronArgs> parsed = megatron_args_from_json(object.value());
-  if (!parsed.ok()) throw ErrorException(parsed.error().context(path).message());
-  return from_megatron_args(parsed.value().args, std::move(parsed.value().ignored));
-}
-
-// A model the library resolved (model_input.h); its warnings go to Python's.
-std::shared_ptr<PyModel> from_input(const ModelInput& input) {
-  ResolvedModel resolved = value_or_throw(resolve_model(input));
-  for (const std::string& warning : resolved.warnings) {
-    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
-  }
-  auto result = std::make_shared<PyModel>();
-  result->model = std::move(resolved.model);
-  result->seq_length = resolved.seq_length;
-  result->global_batch_size = resolved.global_batch_size;
-  result->ignored = std::move(resolved.ignored);
-  result->assumed = std::move(resolved.assumed);
-  return result;
+  return from_input(input);
 }
 
 std::shared_ptr<PyModel> from_flags(py::handle words, bool allow_unknown_flags) {
@@ -526,9 +525,9 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   if (PyDict_Check(spec.ptr())) {
     const py::dict dict = py::reinterpret_borrow<py::dict>(spec);
     if (dict.contains("layers")) {
-      auto result = std::make_shared<PyModel>();
-      result->model = value_or_throw(parse_native_config(json_from(dict, "config").dump()));
-      return result;
+      ModelInput input;
+      input.config_json = json_from(dict, "config").dump();
+      return from_input(input);
     }
     auto result = from_named_values(
         [&](const py::str& name) {

@@ -3,6 +3,7 @@
 #ifndef TRAINFLOPS_COUNT_H_
 #define TRAINFLOPS_COUNT_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -90,6 +91,10 @@ class StatisticSums;  // internal: sums of statistics over many documents
 // A model prepared for counting in one mode: its terms are built once, so that
 // counting many workloads costs little more than one multiply-add per
 // distinct statistic.
+// Document lengths given a block at a time, in order: the function calls
+// its argument once per block and stops at the first error it returns.
+using LengthBlocks = std::function<Status(const std::function<Status(std::span<const std::int64_t>)>&)>;
+
 class FlopsCounter {
  public:
   // Validates the model. Executed mode needs num_experts on every MoE layer
@@ -110,6 +115,12 @@ class FlopsCounter {
   // of those lengths, errors included.
   Result<Report> report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const;
   Result<Report> report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const;
+  // report() over packed documents whose lengths arrive in blocks (a large
+  // cu_seqlens file read in one pass): equal to the report of the
+  // PackedDocuments of every length, without holding them. Errors: those
+  // of `feed`, a negative length ("lengths[i] = -1: must be >= 0", i within
+  // its block), no tokens, a count past 128 bits.
+  Result<Report> report_length_blocks(const LengthBlocks& feed) const;
 
   // Report::components alone, without the per-layer rows: as fast as total()
   // times the number of components. Equal to report()'s exactly in the exact
@@ -197,6 +208,8 @@ void add_parameter_summary(const Result<ModelParameters>& parameters, Report& re
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
 // with Report::parameters.
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
+// The same over packed documents given in blocks (FlopsCounter::report_length_blocks).
+Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Recompute recompute = Recompute::kNone);
 
 }  // namespace trainflops
 
