@@ -1,13 +1,16 @@
 # The two commands of the README: `make demo` and `make test`. Both install
 # missing Debian packages first (scripts/install-deps), then build with CMake.
 #
-#   make demo       builds the command-line tool alone and runs scripts/demo
+#   make demo       builds the command-line tool and the Python module
+#                   (build/python), then runs scripts/demo
 #   make test       builds everything (the web page too), runs every ctest
 #                   entry (unit, reference vectors, command line, install,
 #                   Python, PyTorch validation, the commands the docs show, the
 #                   page in Chromium), then the unit tests and the command
 #                   line on hostile input under AddressSanitizer and
-#                   UndefinedBehaviorSanitizer (build-asan/)
+#                   UndefinedBehaviorSanitizer (build-asan/), and the unit
+#                   tests under ThreadSanitizer (build-tsan/); its build treats
+#                   compiler warnings as errors
 #   make web        the web page: the library in WebAssembly (Debian's
 #                   emscripten, build/web-wasm/) and its static page (build/web/)
 #   make validate   the PyTorch runtime check alone, one line per case
@@ -21,6 +24,13 @@ JOBS ?= $(shell nproc)
 MAKEFLAGS += --no-print-directory
 SANITIZE_BUILD ?= build-asan
 SANITIZE_FLAGS = -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TSAN_BUILD ?= build-tsan
+TSAN_FLAGS = -O1 -g1 -fsanitize=thread
+# ccache, where the machine has it, for the sanitizer builds (each builds the
+# library and its unit tests once more).
+CCACHE = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# ON in `make test`: a warning fails the build.
+WERROR ?= OFF
 BENCH_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -31,7 +41,7 @@ WEB_PAGE ?= $(BUILD)/web
 # finds Debian's node modules (acorn) only here.
 WEB_ENV = NODE_PATH=/usr/share/nodejs
 
-.PHONY: all deps configure build demo test test-sanitizers web validate bench fuzz clean
+.PHONY: all deps configure build demo test test-sanitizers test-tsan web validate bench fuzz clean
 
 all: build
 
@@ -39,21 +49,22 @@ deps:
 	@scripts/install-deps
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINFLOPS_WERROR=$(WERROR) > /dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target trainflops
+	@cmake --build $(BUILD) -j $(JOBS) --target trainflops trainflops_python trainflops_python_package
 	@scripts/demo $(BUILD)/trainflops
 
-test: build test-sanitizers web
+test: WERROR = ON
+test: build test-sanitizers test-tsan web
 	@scripts/install-deps chromium
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-sanitizers: deps
-	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF \
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF $(CCACHE) \
 	  "-DCMAKE_CXX_FLAGS=$(SANITIZE_FLAGS)" > /dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target trainflops_tests trainflops_cli_tests
 	@echo "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer:"
@@ -63,6 +74,15 @@ test-sanitizers: deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SANITIZE_BUILD)/trainflops_cli_tests --gtest_brief=1 \
 	  --gtest_filter='HostileInputTest.*:CliTest.HostileInputsAreErrorsNotCrashes:CliTest.BatchKeepsGoingAfterABadRecord'
+
+# The unit tests under ThreadSanitizer, the threads tests (ThreadsTest.*) among
+# them: any data race they meet fails the run.
+test-tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF $(CCACHE) \
+	  "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" > /dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target trainflops_tests
+	@echo "unit tests under ThreadSanitizer:"
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/trainflops_tests --gtest_brief=1
 
 web: deps
 	@scripts/install-deps emscripten
@@ -91,4 +111,4 @@ fuzz: deps
 	@fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(TSAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

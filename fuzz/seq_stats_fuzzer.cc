@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   const StatisticSums summer(statistics, 94);
-  for (Loops loops : {Loops::kIfma, Loops::kAvx2, Loops::kPortable}) {
+  for (Loops loops : {Loops::kAvx2, Loops::kPortable}) {
     use_loops(loops);
     std::vector<Int128> sums(statistics.size(), 0);
     const Status added = summer.add_lengths(lengths, sums);

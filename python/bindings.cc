@@ -57,4 +57,5 @@ PYBIND11_MODULE(_core, module) {
   bind_seq_stats(module);
   bind_mfu(module);
   bind_compare(module);
+  bind_megatron(module);
 }

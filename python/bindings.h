@@ -10,6 +10,7 @@ void bind_count(pybind11::module_& module);      // count_binding.cc
 void bind_seq_stats(pybind11::module_& module);  // seq_stats_binding.cc
 void bind_mfu(pybind11::module_& module);        // mfu_binding.cc
 void bind_compare(pybind11::module_& module);    // compare_binding.cc
+void bind_megatron(pybind11::module_& module);   // megatron_binding.cc
 
 }  // namespace trainflops::python
 

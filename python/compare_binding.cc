@@ -35,7 +35,8 @@ void bind_compare(py::module_& module) {
   py::class_<FrameworkCount>(module, "FrameworkCount", "One framework's FLOPs and its differences from model mode.")
       .def_property_readonly(
           "name", [](const FrameworkCount& self) { return std::string(framework_name(self.framework)); },
-          "\"trainflops-model\", \"megatron-lm\", \"megatron-bridge\", \"maxtext\", \"torchtitan\", \"nemo-rl\", ...")
+          "\"trainflops-model\", \"megatron-lm\", \"megatron-bridge\", \"maxtext\", \"torchtitan\", \"nemo-rl\", "
+          "\"nemo-automodel\", ...")
       .def_property_readonly("title",
                              [](const FrameworkCount& self) { return std::string(framework_title(self.framework)); })
       .def_property_readonly(

@@ -1,9 +1,6 @@
-// trainflops.count() and its Report, and the counting behind the Megatron-LM
-// drop-in (trainflops.megatron).
+// trainflops.count() and its Report.
 #include <pybind11/stl.h>
 
-#include <algorithm>
-#include <array>
 
 #include "bindings.h"
 #include "convert.h"
@@ -63,98 +60,6 @@ Report count(py::handle model_spec, py::handle preset, py::handle hf, const std:
   return report;
 }
 
-// Megatron-LM's num_floating_point_operations(args, batch_size,
-// seqlen_squared_sum_in_batch, total_real_tokens_in_batch): BSHD of
-// args.seq_length without the aggregates; with either, the aggregates, the
-// other one taking its BSHD value as Megatron-LM does.
-double megatron_flops(py::handle args, py::handle batch_size, py::handle seqlen_squared_sum,
-                      py::handle total_real_tokens) {
-  const std::shared_ptr<PyModel> model = load_model(args);
-  Workload workload;
-  if (!seqlen_squared_sum.is_none() && !total_real_tokens.is_none()) {
-    // Both aggregates describe the batch: batch_size is not read (it may be None).
-    workload = SequenceAggregates{int128_from(total_real_tokens, "total_real_tokens_in_batch"),
-                                  int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
-  } else {
-    if (batch_size.is_none()) {
-      throw ErrorException(
-          "batch_size = None: give the batch size, or both seqlen_squared_sum_in_batch and "
-          "total_real_tokens_in_batch");
-    }
-    const std::int64_t batch = int64_from(batch_size, "batch_size");
-    if (!model->seq_length)
-      throw ErrorException("args.seq_length is missing: Megatron-LM counts batch_size x seq_length");
-    workload = Bshd{batch, *model->seq_length};
-    if (!seqlen_squared_sum.is_none() || !total_real_tokens.is_none()) {
-      // The aggregate left None takes what the BSHD batch would give: batch_size * seq_length^power.
-      const auto bshd_sum = [&](int power) {
-        std::optional<Int128> sum = batch;
-        for (int i = 0; i < power && sum; ++i) sum = checked_mul(*sum, *model->seq_length);
-        if (!sum)
-          throw ErrorException("batch_size x seq_length^" + std::to_string(power) + " does not fit in 128 bits");
-        return *sum;
-      };
-      workload = SequenceAggregates{
-          total_real_tokens.is_none() ? bshd_sum(1) : int128_from(total_real_tokens, "total_real_tokens_in_batch"),
-          seqlen_squared_sum.is_none() ? bshd_sum(2) : int128_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch")};
-    }
-  }
-  return model->megatron_total(workload);
-}
-
-// Megatron-LM's signature, parsed without pybind11's dispatcher (its argument
-// records cost a twentieth of counting a new model): positional or keyword
-// arguments, the last two None by default; errors as pybind11 raises them.
-PyObject* num_floating_point_operations(PyObject*, PyObject* const* args, Py_ssize_t positional, PyObject* keywords) {
-  constexpr std::size_t kParameters = 4;
-  static const std::array<PyObject*, kParameters> names = [] {
-    std::array<PyObject*, kParameters> all{};  // interned, as a call's keywords are: compared by address first
-    const char* const spelled[] = {"args", "batch_size", "seqlen_squared_sum_in_batch", "total_real_tokens_in_batch"};
-    for (std::size_t i = 0; i < kParameters; ++i) all[i] = PyUnicode_InternFromString(spelled[i]);
-    return all;
-  }();
-  std::array<PyObject*, kParameters> values = {nullptr, nullptr, nullptr, nullptr};
-  if (positional > static_cast<Py_ssize_t>(kParameters)) {
-    PyErr_Format(PyExc_TypeError, "num_floating_point_operations() takes at most 4 arguments (%zd given)", positional);
-    return nullptr;
-  }
-  std::copy_n(args, positional, values.begin());
-  const Py_ssize_t named = keywords ? PyTuple_GET_SIZE(keywords) : 0;
-  for (Py_ssize_t k = 0; k < named; ++k) {
-    PyObject* const name = PyTuple_GET_ITEM(keywords, k);
-    auto at = std::find(names.begin(), names.end(), name);
-    if (at == names.end()) {
-      at = std::find_if(names.begin(), names.end(),
-                        [&](PyObject* known) { return PyUnicode_Compare(name, known) == 0; });
-    }
-    if (at == names.end()) {
-      PyErr_Format(PyExc_TypeError, "num_floating_point_operations() got an unexpected keyword argument '%U'", name);
-      return nullptr;
-    }
-    PyObject*& value = values[static_cast<std::size_t>(at - names.begin())];
-    if (value) {
-      PyErr_Format(PyExc_TypeError, "num_floating_point_operations() got multiple values for argument '%U'", *at);
-      return nullptr;
-    }
-    value = args[positional + k];
-  }
-  for (std::size_t i = 0; i < 2; ++i) {
-    if (!values[i]) {
-      PyErr_Format(PyExc_TypeError, "num_floating_point_operations() missing required argument '%U'", names[i]);
-      return nullptr;
-    }
-  }
-  try {
-    return PyFloat_FromDouble(
-        megatron_flops(values[0], values[1], values[2] ? values[2] : Py_None, values[3] ? values[3] : Py_None));
-  } catch (...) {
-    if (!py::detail::apply_exception_translators(py::detail::get_internals().registered_exception_translators)) {
-      PyErr_SetString(PyExc_SystemError, "an exception escaped pybind11's exception translators");
-    }
-    return nullptr;
-  }
-}
-
 py::dict breakdown(const std::vector<ComponentFlops>& components) {
   py::dict parts;
   for (const ComponentFlops& part : components) parts[py::str(component_name(part.component))] = to_python(part.flops);
@@ -206,11 +111,14 @@ modes). str(report) is the table `trainflops count` prints.)")
             parameters["total"] = to_python(self.parameters->total);
             parameters["active"] = to_python(self.parameters->active);
             parameters["embedding"] = to_python(self.parameters->embedding);
+            parameters["costing_flops"] = to_python(self.parameters->costing_flops);
+            parameters["not_costing_flops"] = to_python(self.parameters->not_costing_flops);
             parameters["six_n_d"] = to_python(self.parameters->six_n_d);
             return parameters;
           },
-          "{total, active, embedding, six_n_d} as ints: every parameter, those one token's products use (N), the "
-          "embedding table, and 6 x N x tokens; None when an MoE layer lacks num_experts.")
+          "{total, active, embedding, costing_flops, not_costing_flops, six_n_d} as ints: every parameter, those one "
+          "token uses (N), the embedding table, the parameters of products model mode counts and the rest (tables, "
+          "routers, norms, biases), and 6 x N x tokens; None when an MoE layer lacks num_experts.")
       .def_property_readonly(
           "breakdown", [](const Report& self) { return breakdown(self.components); },
           "{component: FLOPs}, non-zero components only, in a fixed order.")
@@ -233,29 +141,6 @@ modes). str(report) is the table `trainflops count` prints.)")
              py::arg("batch_size"), py::arg("seq_length"), py::arg("docs"), py::arg("cu_seqlens"),
              py::arg("total_real_tokens"), py::arg("seqlen_squared_sum"), py::arg("dsa_indexer_grad_mode"),
              py::arg("strict"), py::arg("allow_unknown_flags"), "See trainflops.count.");
-  // Bound as trainflops.megatron.num_floating_point_operations itself: a
-  // training loop calls it every iteration, and a Python wrapper would add a frame.
-  static PyMethodDef drop_in = {
-      "num_floating_point_operations",
-      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&num_floating_point_operations)),
-      METH_FASTCALL | METH_KEYWORDS,
-      R"(num_floating_point_operations(args, batch_size, seqlen_squared_sum_in_batch=None, total_real_tokens_in_batch=None)
---
-
-FLOPs of one training iteration over a global batch of batch_size sequences, a float.
-
-Without the aggregates the batch is BSHD: batch_size sequences of
-args.seq_length tokens. With packed sequences, seqlen_squared_sum_in_batch
-(sum of squared document lengths) and total_real_tokens_in_batch (sum of
-lengths) replace batch_size * seq_length**2 and batch_size * seq_length;
-either one left None takes that BSHD value, as in Megatron-LM. With both
-given, batch_size is not read and may be None.
-
-args may also be a trainflops.Model built once from it, which skips
-reading the arguments on every call.)"};
-  PyObject* function = PyCFunction_NewEx(&drop_in, nullptr, module.attr("__name__").ptr());
-  if (!function) throw py::error_already_set();
-  module.attr("num_floating_point_operations") = py::reinterpret_steal<py::object>(function);
 }
 
 }  // namespace trainflops::python

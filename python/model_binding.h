@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trainflops/count.h"
+#include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
 #include "trainflops/parameters.h"
 
@@ -25,7 +26,6 @@ struct PyModel {
   std::vector<std::string> ignored;                           // inputs that do not change FLOPs
   std::vector<std::string> assumed;                           // values a Hugging Face config leaves out, filled in
   mutable std::map<Mode, FlopsCounter> counters;
-  mutable bool counted_in_megatron_mode = false;
   mutable std::optional<Result<ModelParameters>> parameters;
 
   // The counter for `mode`, created on first use.
@@ -33,11 +33,19 @@ struct PyModel {
   // count_parameter_totals(model), counted on first use: what every report's
   // parameter summary reads.
   const Result<ModelParameters>& parameter_totals() const;
-  // The megatron-mode total: the model's first without a counter (arguments
-  // not seen before are often counted once, and preparing a counter costs
-  // several counts), the later ones from the counter that the second prepares.
-  double megatron_total(const Workload& workload) const;
 };
+
+// The model of Megatron-LM arguments, resolved as every front end resolves
+// them (resolve_model); the models of the last few distinct argument sets are
+// kept, with their counters.
+std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args);
+
+// Whether `spec` is a trainflops.Model (or a subclass).
+bool is_model(py::handle spec);
+
+// The names of the Megatron-LM arguments trainflops reads, as Python strings,
+// in for_each_megatron_arg()'s order.
+const std::vector<py::str>& python_arg_names();
 
 // A model from any of the forms the module accepts:
 //  - a trainflops.Model (returned as is, with its counters);

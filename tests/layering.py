@@ -30,8 +30,6 @@ FRONT_END_EXCEPTIONS = {
         "reads JSON text with the library's limits and messages, which no public header offers",
     ("python/model_binding.cc", "base/json_text.h"):
         "tells a JSON file of Megatron-LM arguments from a trainflops config before resolve_model reads it",
-    ("python/model_binding.cc", "accounting/megatron_total.h"):
-        "the drop-in's Megatron-LM total of a model resolve_model validated, not validated again on every call",
     ("python/model_binding.cc", "inputs/megatron_args_json.h"):
         "turns Python values that are not plain (NumPy scalars, tensors) into Megatron-LM arguments through "
         "their JSON form, before resolve_model builds the model from them",

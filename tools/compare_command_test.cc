@@ -32,7 +32,7 @@ TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
   const nlohmann::json c = json_of("compare --hf " + data("hf/deepseek-v3.json") + " --seq-length 4096");
   EXPECT_EQ(c["seq_length"], 4096);
   EXPECT_EQ(c["sequences"], 1);
-  ASSERT_EQ(c["frameworks"].size(), 8u);
+  ASSERT_EQ(c["frameworks"].size(), 9u);
   std::vector<std::string> names;
   for (const nlohmann::json& f : c["frameworks"]) {
     names.push_back(f["name"]);
@@ -43,7 +43,7 @@ TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
   }
   EXPECT_EQ(names,
             (std::vector<std::string>{"trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
-                                      "megatron-bridge", "maxtext", "torchtitan", "nemo-rl"}));
+                                      "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}));
   // The modes' own counts.
   for (const auto& [index, mode] : {std::pair{0, "model"}, std::pair{1, "executed"}}) {
     const nlohmann::json counted = json_of(std::string("count --mode ") + mode + " --hf " +
@@ -87,14 +87,53 @@ TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
   EXPECT_EQ(frameworks, (std::set<std::string>{"maxtext", "megatron-bridge", "megatron-lm", "nemo-rl"}));
 }
 
+// tests/data/compare/nemo_automodel.jsonl: what NeMo Automodel's own FLOPs
+// formulas returned on each preset's release config, run from its source by
+// validation/framework_functions.py. Where its formula leaves out part of the
+// release's model (DeepseekV3Config's MTP depths) or adds to it (the gpt-oss
+// formula's windows), the record holds its number for the recipe aligned,
+// which compare shows, and compare names the difference.
+TEST(CompareCommandTest, NemoAutomodelRowsAreWhatItsOwnFormulasReturned) {
+  std::ifstream in(data("compare/nemo_automodel.jsonl"));
+  std::size_t records = 0, aligned = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    std::string command = "compare";
+    const nlohmann::json& options = record.contains("aligned_options") ? record["aligned_options"] : record["options"];
+    for (std::string option : options) {
+      if (option.rfind("tests/data/", 0) == 0) option = data(option.substr(std::string("tests/data/").size()));
+      command += " " + option;
+    }
+    command += " --seq-length " + std::to_string(record["seq_length"].get<int>());
+    SCOPED_TRACE(command);
+    const nlohmann::json c = json_of(command);
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_FALSE(row["flops"].is_null()) << row["reason"];
+    const double theirs = record.contains("aligned_flops") ? record["aligned_flops"].get<double>()
+                                                           : record["flops"].get<double>();
+    EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
+    if (record.value("difference", "") == "mtp") {
+      // Its number on the release config leaves the MTP depths out: less.
+      EXPECT_LT(record["flops"].get<double>(), theirs);
+      ASSERT_TRUE(row.contains("recipe_differences"));
+      EXPECT_NE(row["recipe_differences"][0].get<std::string>().find("num_nextn_predict_layers"), std::string::npos);
+    }
+    aligned += record.contains("difference");
+    ++records;
+  }
+  EXPECT_EQ(records, 39u);  // 13 presets at 3 lengths (the two hybrid Mamba models it counts, compare does not)
+  EXPECT_EQ(aligned, 9u);   // deepseek-v3 and deepseek-v3.2 (MTP), gpt-oss-120b (windows)
+}
+
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {
   // Llama-3.1-8B: 8,030,261,248 parameters published, less the embedding
-  // (128256 x 4096) and the 65 norm vectors of 4096 the model description has
-  // no place for; torchtitan adds 6 x 32 layers x 32 heads x (2 x 128) x S^2.
+  // (128256 x 4096), its 65 norm vectors among them; torchtitan adds 6 x 32
+  // layers x 32 heads x (2 x 128) x S^2.
   const nlohmann::json c = json_of("compare --preset llama-3.1-8b --seq-length 4096 --global-batch-size 2");
-  const __int128 matmul_parameters = 8030261248LL - 128256LL * 4096 - 65 * 4096;
+  const __int128 non_embedding_parameters = 8030261248LL - 128256LL * 4096;
   const __int128 s = 4096;
-  const __int128 per_sequence = 6 * matmul_parameters * s + 6 * 32 * 32 * 256 * s * s;
+  const __int128 per_sequence = 6 * non_embedding_parameters * s + 6 * 32 * 32 * 256 * s * s;
   EXPECT_TRUE(exact(c["frameworks"][6]["exact"]) == 2 * per_sequence);
   // Megatron-LM on main: the count `count` gives (its reference vectors tie it to Megatron-LM's function).
   EXPECT_EQ(c["frameworks"][2]["flops"],

@@ -6,7 +6,6 @@
 // (--executed-flops). With a Megatron-LM log that shows its throughput, the
 // MFU Megatron-LM's own count implies is printed beside trainflops'.
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "model_source.h"
@@ -55,7 +54,7 @@ Result<std::string> run_mfu(MfuOptions o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
   if (format == Format::kCsv) return Error("--format = \"csv\": mfu prints table or json");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, choose_peak(o.peak));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, peak_from_options(o.peak));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<MegatronLogIteration> log, read_log(o));
   // The log's global batch size is the workload's, unless the options give one.
   const WorkloadOptions& w = o.workload;
@@ -92,31 +91,9 @@ Result<std::string> run_mfu(MfuOptions o) {
   const double megatron_tflops = log ? log->tflops_per_gpu.value_or(0) : 0;
 
   if (format == Format::kJson) {
-    nlohmann::ordered_json out;
-    out["mode"] = mode_name(mode);
-    out["model"] = report.model;
-    out["workload"] = {{"description", report.workload}, {"tokens", to_decimal(report.tokens)}};
-    out["flops"] = model_flops;
-    out["step_time_s"] = step.step_time_s;
-    out["num_gpus"] = step.num_gpus;
-    out["tokens_per_second"] = tokens_per_s;
-    out["peak"] = peak.json;
-    out["tflops_per_gpu"] = use.tflops_per_gpu;
-    out["mfu"] = use.mfu;
-    if (use.hfu) {
-      out["executed_flops"] = *executed;
-      out["executed_tflops_per_gpu"] = *use.executed_tflops_per_gpu;
-      out["hfu"] = *use.hfu;
-    }
-    if (log) {
-      out["megatron_log"] = {{"file", o.megatron_log}, {"line", log->line}};
-      if (log->iteration) out["megatron_log"]["iteration"] = *log->iteration;
-      if (megatron_tflops > 0) {
-        out["megatron_log"]["tflops_per_gpu"] = megatron_tflops;
-        out["megatron_log"]["mfu"] = megatron_tflops / peak.tflops;
-      }
-    }
-    return out.dump(2) + "\n";
+    std::optional<LogSource> source_log;
+    if (log) source_log = LogSource{o.megatron_log, *log};
+    return render_mfu_json(report, step, use, peak, source_log);
   }
   std::string out = "trainflops: MFU, " + std::string(mode_name(mode)) + " mode\n";
   out += "model      " + report.model + "\n";
@@ -128,8 +105,8 @@ Result<std::string> run_mfu(MfuOptions o) {
   }
   out += "step       " + printed("%g s", step.step_time_s) + " on " + std::to_string(step.num_gpus) + " GPUs, " +
          printed("%.0f tokens/s", tokens_per_s) + printed(" (%.1f per GPU)", tokens_per_s / step.num_gpus) + "\n";
-  out += "peak       " + printed("%g TFLOP/s per GPU", peak.tflops) + " (" + peak.origin + ")\n";
-  if (!peak.assumed.empty()) out += "           " + peak.assumed + "\n";
+  out += "peak       " + printed("%g TFLOP/s per GPU", peak.tflops) + " (" + peak.origin() + ")\n";
+  if (!peak.assumed().empty()) out += "           " + std::string(peak.assumed()) + "\n";
   out += "throughput " + printed("%.1f TFLOP/s per GPU", use.tflops_per_gpu) + "\n";
   out += "MFU        " + printed("%.2f%%", 100 * use.mfu) + "\n";
   if (use.hfu) {

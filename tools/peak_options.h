@@ -5,10 +5,10 @@
 #define TRAINFLOPS_TOOLS_PEAK_OPTIONS_H_
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "trainflops/mfu.h"
 #include "trainflops/result.h"
 
 namespace trainflops::cli {
@@ -20,16 +20,8 @@ struct PeakOptions {
 
 void add_peak_options(CLI::App& command, PeakOptions& options);
 
-// The peak, and where it comes from, for reports.
-struct ChosenPeak {
-  double tflops = 0;
-  std::string origin;   // "NVIDIA H100 SXM5, bf16, dense", or "--peak-tflops"
-  std::string assumed;  // what an ambiguous --gpu was taken as, or empty
-  nlohmann::ordered_json json;
-};
-
 // --peak-tflops when given, else the table's entry for --gpu and --dtype.
-Result<ChosenPeak> choose_peak(const PeakOptions& options);
+Result<ChosenPeak> peak_from_options(const PeakOptions& options);
 
 }  // namespace trainflops::cli
 

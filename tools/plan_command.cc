@@ -3,7 +3,6 @@
 // GPU-hours and cost (plan.h).
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "model_source.h"
@@ -127,9 +126,9 @@ std::string render_table(const PlanOptions& o, const ModelSource& source, const 
   std::string out = "trainflops: run plan, " + std::string(mode_name(mode)) + " mode\n";
   out += "model      " + summarize(source.model) + "\n";
   out += "cluster    " + std::to_string(cluster.num_gpus) + " GPUs x " + printed("%g", peak.tflops) + " TFLOP/s (" +
-         peak.origin + ") at MFU " + printed("%.2f%%", 100 * cluster.mfu) + ": " +
+         peak.origin() + ") at MFU " + printed("%.2f%%", 100 * cluster.mfu) + ": " +
          printed("%.4g", plan.sustained_flops_per_s / 1e15) + " PFLOP/s sustained\n";
-  if (!peak.assumed.empty()) out += "           " + peak.assumed + "\n";
+  if (!peak.assumed().empty()) out += "           " + std::string(peak.assumed()) + "\n";
   out += "\n" + std::string("stage") + cell("seq length", 10) + cell("sequences", 9) + cell("tokens", 9) +
          cell("iterations", 12) + cell("FLOPs/iter", 11) + cell("FLOPs", 11) + cell("days", 9) + cell("GPU-hours", 12) +
          (cluster.price_per_gpu_hour ? cell("cost", 13) : "") + "\n";
@@ -160,21 +159,6 @@ std::string render_table(const PlanOptions& o, const ModelSource& source, const 
   return out;
 }
 
-nlohmann::ordered_json stage_json(const StagePlan& s) {
-  nlohmann::ordered_json out = {{"seq_length", s.seq_length},
-                                {"sequences_per_iteration", s.sequences},
-                                {"tokens_asked", to_decimal(s.tokens_asked)},
-                                {"tokens", to_decimal(s.tokens)},
-                                {"iterations", to_decimal(s.iterations)},
-                                {"flops_per_iteration", s.flops_per_iteration.value},
-                                {"flops", s.flops},
-                                {"seconds", s.seconds},
-                                {"days", s.seconds / kSecondsPerDay},
-                                {"gpu_hours", s.gpu_hours}};
-  if (s.cost) out["cost"] = *s.cost;
-  return out;
-}
-
 std::string render_csv(const RunPlan& plan) {
   std::string out =
       "stage,seq_length,sequences_per_iteration,tokens,iterations,flops_per_iteration,flops,days,"
@@ -198,7 +182,7 @@ Result<std::string> run_plan(const PlanOptions& o) {
     return Error("--mode = \"executed\": a plan counts model FLOPs, as MFU does: megatron or model");
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, choose_peak(o.peak));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, peak_from_options(o.peak));
   if (!o.mfu) return Error("--mfu is missing: the utilization the run sustains, e.g. 0.4 or 40%");
   Cluster cluster;
   TRAINFLOPS_ASSIGN_OR_RETURN(cluster.mfu, parse_utilization(*o.mfu, "--mfu"));
@@ -213,23 +197,7 @@ Result<std::string> run_plan(const PlanOptions& o) {
     case Format::kCsv: return render_csv(plan);
     case Format::kJson: break;
   }
-  nlohmann::ordered_json out;
-  out["mode"] = mode_name(mode);
-  out["model"] = summarize(source.model);
-  out["cluster"] = {{"num_gpus", cluster.num_gpus},
-                    {"peak", peak.json},
-                    {"mfu", cluster.mfu},
-                    {"sustained_flops_per_s", plan.sustained_flops_per_s}};
-  if (cluster.price_per_gpu_hour) out["cluster"]["price_per_gpu_hour"] = *cluster.price_per_gpu_hour;
-  out["stages"] = nlohmann::ordered_json::array();
-  for (const StagePlan& s : plan.stages) out["stages"].push_back(stage_json(s));
-  out["total"] = {{"tokens", to_decimal(plan.tokens)},
-                  {"flops", plan.flops},
-                  {"seconds", plan.seconds},
-                  {"days", plan.seconds / kSecondsPerDay},
-                  {"gpu_hours", plan.gpu_hours}};
-  if (plan.cost) out["total"]["cost"] = *plan.cost;
-  return out.dump(2) + "\n";
+  return render_plan_json(plan, cluster, peak, mode, summarize(source.model));
 }
 
 }  // namespace

@@ -160,6 +160,22 @@ def mla_attention(attention, p, x, batch, tags, recompute_core):
         return F.linear(out, p.output)
 
 
+class _LossOnOutput(torch.autograd.Function):
+    """The output, carrying the indexer's loss as Megatron-LM's DSA carries
+    it: the output's backward starts the loss's (gradient 1), so the loss
+    trains in whichever forward built the output's graph."""
+
+    @staticmethod
+    def forward(ctx, output, loss):
+        ctx.save_for_backward(loss)
+        return output.view_as(output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        loss, = ctx.saved_tensors
+        return grad_output, torch.ones_like(loss)
+
+
 def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_core):
     """DSA / KPool attention in absorbed-MLA form, as sparse MLA kernels run it:
     the query is absorbed into the kv latent (W_UK per token), scores cost
@@ -167,7 +183,12 @@ def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_
     leaves the latent space through W_UV per token. `key_rows_of(query_latent)`
     runs the indexer (or reuses a selection) and returns the keys of each row
     and the indexer's loss closure, which takes the teacher: a function from
-    the keys of each row to the main attention's distribution over them."""
+    the keys of each row to the main attention's distribution over them.
+
+    As in Megatron-LM, the loss (and so its teacher) is computed only where
+    gradients are enabled: the first forward of a fully recomputed layer runs
+    without them, and its recomputation in the backward computes the loss.
+    The loss rides on the output (_LossOnOutput)."""
     tokens, n, qk, v = x.shape[0], attention.num_heads, attention.qk_head_dim, attention.v_head_dim
     c = attention.kv_lora_rank
     query_latent, query_nope, query_rope, kv_latent, rope_key = mla_projections(attention, p, x, batch, tags)
@@ -182,6 +203,7 @@ def absorbed_mla_attention(attention, p, x, batch, key_rows_of, tags, recompute_
     with tags.scope(component="attention_projections"):
         out = torch.bmm(latent_out.transpose(0, 1), up[:, qk:].transpose(1, 2))  # (n, T, v): W_UV
         output = F.linear(out.transpose(0, 1).reshape(tokens, n * v), p.output)
-    if indexer_loss is None:
-        return output, None
-    return output, indexer_loss(lambda target_rows: teacher_distributions(query, key, target_rows, tags))
+    if indexer_loss is None or not torch.is_grad_enabled():
+        return output
+    loss = indexer_loss(lambda target_rows: teacher_distributions(query, key, target_rows, tags))
+    return _LossOnOutput.apply(output, loss)

@@ -10,11 +10,16 @@ framework (relative 1e-12: the frameworks count in floating point). A
 framework whose variable is unset is reported as not checked. torchtitan is
 not run: its rule counts the parameters of a built PyTorch module.
 
-    MEGATRON_LM=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... \\
+    MEGATRON_LM=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... NEMO_AUTOMODEL=... \\
         /usr/bin/python3 -m validation.framework_functions [build/trainflops] [--write FILE]
+        [--write-automodel FILE]
 
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
+NeMo Automodel's formulas take a Hugging Face config: they run on each
+preset's release config (automodel_config), and --write-automodel records
+them (tests/data/compare/nemo_automodel.jsonl), with the number for the
+recipe aligned where its formula leaves out part of the release's model.
 
 MEGATRON_BRIDGE also needs MEGATRON_LM (Bridge imports Megatron-Core).
 """
@@ -181,6 +186,84 @@ def nemo_rl(checkout):
     return run
 
 
+# The Hugging Face config class NeMo Automodel's get_flops_formula_for_hf_config
+# dispatches on, for each preset's release: the class its config.json names
+# (Kimi-K2's auto_map names DeepSeek's DeepseekV3Config; DeepSeek-V3.2 loads
+# as DeepseekV3Config with the index_* fields).
+AUTOMODEL_CLASSES = {
+    "deepseek-v3": "DeepseekV3Config", "deepseek-v3.2": "DeepseekV3Config", "kimi-k2": "DeepseekV3Config",
+    "glm-5": "GlmMoeDsaConfig", "glm-5.2": "GlmMoeDsaConfig", "gpt-oss-120b": "GptOssConfig",
+    "llama-3.1-8b": "LlamaConfig", "llama-3.1-70b": "LlamaConfig", "llama-3.1-405b": "LlamaConfig",
+    "minimax-m2": "MiniMaxM2Config", "mixtral-8x7b": "MixtralConfig", "qwen3-235b-a22b": "Qwen3MoeConfig",
+    "qwen3-next-80b-a3b": "Qwen3NextConfig", "nemotron-3-nano-30b-a3b": "NemotronHConfig",
+    "nemotron-h-56b": "NemotronHConfig",
+}
+
+
+def automodel_config(name, args, recipe_aligned=False):
+    """The preset's release config.json as NeMo Automodel reads it: an object
+    of the class it dispatches on, with the config's field names. With
+    `recipe_aligned`, DeepseekV3Config also gets mtp_num_layers (the field
+    its DeepSeek-V3 formula reads; the release config names its MTP depths
+    num_nextn_predict_layers, which that formula does not read)."""
+    pattern = moe_pattern(args) if args.get("num_experts") else [0] * args["num_layers"]
+    heads = args["num_attention_heads"]
+    fields = dict(num_hidden_layers=args["num_layers"], hidden_size=args["hidden_size"],
+                  num_attention_heads=heads, vocab_size=args["padded_vocab_size"],
+                  intermediate_size=args.get("ffn_hidden_size"))
+    if args.get("group_query_attention"):
+        fields["num_key_value_heads"] = args["num_query_groups"]
+    if args.get("kv_channels"):
+        fields["head_dim"] = args["kv_channels"]
+    if args.get("num_experts"):
+        fields.update(num_experts_per_tok=args["moe_router_topk"], moe_intermediate_size=args["moe_ffn_hidden_size"],
+                      num_experts=args["num_experts"], n_routed_experts=args["num_experts"],
+                      n_shared_experts=1 if args.get("moe_shared_expert_intermediate_size") else 0,
+                      first_k_dense_replace=pattern.index(1))
+    if args.get("multi_latent_attention"):
+        fields.update(q_lora_rank=args.get("q_lora_rank"), kv_lora_rank=args["kv_lora_rank"],
+                      qk_nope_head_dim=args["qk_head_dim"], qk_rope_head_dim=args["qk_pos_emb_head_dim"],
+                      v_head_dim=args["v_head_dim"], num_nextn_predict_layers=args.get("mtp_num_layers") or 0)
+        fields.pop("num_key_value_heads", None)
+        if recipe_aligned and args.get("mtp_num_layers"):
+            fields["mtp_num_layers"] = args["mtp_num_layers"]
+    if args.get("experimental_attention_variant") == "dsa":
+        fields.update(index_topk=args["dsa_indexer_topk"], index_n_heads=args["dsa_indexer_n_heads"],
+                      index_head_dim=args["dsa_indexer_head_dim"])
+    klass = AUTOMODEL_CLASSES[name]
+    if klass == "MixtralConfig":
+        fields["intermediate_size"] = args["moe_ffn_hidden_size"]
+    if klass == "MiniMaxM2Config":
+        fields.update(intermediate_size=args["moe_ffn_hidden_size"], use_mtp=bool(args.get("mtp_num_layers")),
+                      num_mtp_modules=args.get("mtp_num_layers") or 0, mtp_transformer_layers=1)
+    if klass == "Qwen3NextConfig":
+        linear = args["linear_attention_freq"][:args["num_layers"]]
+        fields.update(linear_key_head_dim=args["linear_key_head_dim"],
+                      linear_value_head_dim=args["linear_value_head_dim"],
+                      linear_num_key_heads=args["linear_num_key_heads"],
+                      linear_num_value_heads=args["linear_num_value_heads"],
+                      linear_conv_kernel_dim=args["linear_conv_kernel_dim"],
+                      layer_types=["linear_attention" if f else "full_attention" for f in linear],
+                      shared_expert_intermediate_size=args["moe_shared_expert_intermediate_size"],
+                      mtp_num_hidden_layers=args.get("mtp_num_layers") or 0)
+    if klass == "GptOssConfig":
+        fields["intermediate_size"] = args["moe_ffn_hidden_size"]
+    return type(klass, (Settings,), {})(**{k: v for k, v in fields.items() if v is not None})
+
+
+def nemo_automodel(checkout):
+    """Its formula for each release config, as get_flops_formula_for_hf_config
+    picks it by the config's class."""
+    _, _, namespace = megatron_baseline.load_function(
+        [checkout], "nemo_automodel/components/utils/flops_utils.py", "get_flops_formula_for_hf_config")
+
+    def run(name, args, length, recipe_aligned=False):
+        config = automodel_config(name, args, recipe_aligned)
+        return namespace["get_flops_formula_for_hf_config"](config)(config, gbs=1, seq_len=length)
+
+    return run
+
+
 # gpt-oss-120b with its windows (a native config; the preset has none).
 WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
 
@@ -228,6 +311,49 @@ def cases():
         yield config, ["--hf", "tests/data/hf/" + config], {k: v for k, v in given.items() if v is not None}
 
 
+# The gpt-oss formula puts 128-token windows on every other layer whatever the
+# config says; the preset has none, the windowed config has them.
+AUTOMODEL_ALIGNED_OPTIONS = {"gpt-oss-120b": ["--config", WINDOWED_GPT_OSS]}
+
+
+def check_automodel(cli, checkout, records):
+    """NeMo Automodel on every preset it has a formula for; the number compare
+    shows is its number for the recipe aligned (its MTP depths counted, the
+    windows of the gpt-oss formula given): 1 per disagreement."""
+    run = nemo_automodel(checkout)
+    source = megatron_baseline.describe_checkout(checkout, "NeMo Automodel")
+    differ = 0
+    for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
+        with open(path) as f:
+            preset = json.load(f)
+        name, args = preset["name"], preset["args"]
+        options = ["--preset", name]
+        for length in LENGTHS:
+            row = compare_rows(cli, options, length)["nemo-automodel"]
+            if row["flops"] is None:
+                print(f"{name:<24} {length:>7}  nemo-automodel   not expressible: {row['reason']}")
+                continue
+            theirs = run(name, args, length)
+            record = {"options": options, "seq_length": length, "framework": "nemo-automodel",
+                      "config_class": AUTOMODEL_CLASSES[name], "flops": float(theirs),
+                      "function": source.split(" (")[0]}
+            aligned, compared = theirs, int(row["exact"])
+            if name in AUTOMODEL_ALIGNED_OPTIONS:
+                record["aligned_options"] = AUTOMODEL_ALIGNED_OPTIONS[name]
+                record["difference"] = "sliding_windows"
+                compared = int(compare_rows(cli, record["aligned_options"], length)["nemo-automodel"]["exact"])
+            elif AUTOMODEL_CLASSES[name] == "DeepseekV3Config" and args.get("mtp_num_layers"):
+                aligned = run(name, args, length, recipe_aligned=True)
+                record["aligned_flops"] = float(aligned)
+                record["difference"] = "mtp"
+            outcome = Outcome.AGREE if abs(aligned - compared) <= TOLERANCE * compared else Outcome.DIFFER
+            differ += outcome is Outcome.DIFFER
+            print(f"{name:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {aligned:.15e}  "
+                  f"compare {compared}  ({source})")
+            records.append(record)
+    return differ
+
+
 def compare_rows(cli, source, length):
     result = subprocess.run([cli, "compare", *source, "--seq-length", str(length), "--global-batch-size", "1",
                              "--format", "json"], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -244,6 +370,8 @@ def main():
     parser.add_argument("cli", nargs="?", default=os.path.join(ROOT, "build", "trainflops"))
     parser.add_argument("--write", metavar="FILE",
                         help="also record the frameworks' numbers there (JSON Lines), for compare's tests")
+    parser.add_argument("--write-automodel", metavar="FILE",
+                        help="also record NeMo Automodel's numbers there (JSON Lines), for compare's tests")
     options = parser.parse_args()
     env = os.environ.get
     runners = {}
@@ -277,7 +405,15 @@ def main():
                       f"compare {ours}  ({source})")
                 records.append({"options": source_options, "seq_length": length, "framework": name,
                                 "flops": float(theirs), "function": source.split(" (")[0]})
+    automodel_records = []
+    if env("NEMO_AUTOMODEL"):
+        differ += check_automodel(options.cli, env("NEMO_AUTOMODEL"), automodel_records)
+    else:
+        print("nemo-automodel: not checked (set NEMO_AUTOMODEL to a checkout)")
     print(f"{differ} differ")
+    if options.write_automodel:
+        with open(options.write_automodel, "w") as out:
+            out.writelines(json.dumps(record) + "\n" for record in automodel_records)
     if options.write:
         with open(options.write, "w") as out:
             out.writelines(json.dumps(record) + "\n" for record in records)

@@ -67,13 +67,13 @@ class Runner:
         return self.checkpointed(function) if self.recompute == "selective" else function
 
     def layer(self, channel_mixer_config, p, x, shared_selection, runs_indexer):
-        """One transformer layer. Returns its output, the top-k selection the
-        next layer may reuse (DSA), and its indexer loss (or None)."""
+        """One transformer layer. Returns its output and the top-k selection
+        the next layer may reuse (DSA)."""
 
         def forward(x, shared_selection):
             config, batch, tags = self.config, self.batch, self.tags
             attention_input = rms_norm(x)
-            selection, indexer_loss = shared_selection, None
+            selection = shared_selection
             if isinstance(config.attention, Gqa):
                 out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
             elif config.indexer is None:
@@ -88,11 +88,11 @@ class Runner:
                     # A sharing layer reuses the computing layer's selection tensors as they are.
                     return attended_keys(selection, config.indexer, batch), loss
 
-                out, indexer_loss = absorbed_mla_attention(config.attention, p.attention, attention_input, batch,
-                                                           key_rows_of, tags, self.core)
+                out = absorbed_mla_attention(config.attention, p.attention, attention_input, batch, key_rows_of,
+                                             tags, self.core)
             x = x + out
             x = x + channel_mixer(channel_mixer_config, p.channel_mixer, rms_norm(x), tags)
-            return x, selection, indexer_loss
+            return x, selection
 
         if self.recompute == "full":
             return self.checkpointed(forward)(x, shared_selection)
@@ -120,10 +120,7 @@ def train_step(config, batch, recompute, seed, tags):
         for number, layer in enumerate(p.decoder, start=1):
             with tags.scope(layer=f"decoder.{number}"):
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(number)
-                x, selection, indexer_loss = runner.layer(config.channel_mixers[number - 1], layer, x, selection,
-                                                          runs_indexer)
-            if indexer_loss is not None:
-                losses.append(indexer_loss)
+                x, selection = runner.layer(config.channel_mixers[number - 1], layer, x, selection, runs_indexer)
         losses.append(logits_loss(x, 1))
         for depth, mtp in enumerate(p.mtp, start=1):
             with tags.scope(layer=f"mtp{depth}.projection", component="mtp"):
@@ -132,9 +129,7 @@ def train_step(config, batch, recompute, seed, tags):
             with tags.scope(layer=f"mtp{depth}.1"):
                 # Each MTP depth numbers its layers from 1 again (docs/accounting.md, 7.2).
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(1)
-                x, _, indexer_loss = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
-            if indexer_loss is not None:
-                losses.append(indexer_loss)
+                x, _ = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
             losses.append(logits_loss(x, depth + 1))
         sum(losses).backward()
     return counter.fmas

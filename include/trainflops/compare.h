@@ -34,10 +34,11 @@ enum class Framework {
   kMaxText,             // MaxText's calculate_tflops_training_per_device
   kTorchtitan,          // torchtitan's get_nparams_and_flops
   kNemoRl,              // NeMo-RL's flops_formulas, as its flops_tracker picks them
+  kNemoAutomodel,       // NeMo Automodel's flops_utils, the formula its config class maps to
 };
 
 // "trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
-// "megatron-bridge", "maxtext", "torchtitan", "nemo-rl" (JSON and CSV keys);
+// "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel" (JSON and CSV keys);
 // framework_title(): "Megatron-LM main", ... for tables.
 std::string_view framework_name(Framework framework);
 std::string_view framework_title(Framework framework);
@@ -57,6 +58,7 @@ enum class ConventionKind {
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
+  kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -64,6 +66,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kMtp,         ConventionKind::kMtpLayerKind,        ConventionKind::kDsaCore,
     ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
     ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
+    ConventionKind::kSmallParameters,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read
@@ -86,6 +89,10 @@ struct FrameworkCount {
   // Non-zero only, in kAllConventionKinds order; they sum exactly to
   // flops - Comparison::model_flops.
   std::vector<ConventionDifference> differences;
+  // Where the framework's released recipe for such a model trains another
+  // model than this one (no MTP depths, ...): each difference in words, and
+  // that `flops` is its function's number for this model, the recipe aligned.
+  std::vector<std::string> recipe_differences;
 };
 
 struct Comparison {

@@ -59,9 +59,13 @@ struct LayerFlops {
 // the usual "6 N D" approximation, and that approximation for the workload.
 struct ParameterSummary {
   Int128 total = 0;      // every parameter: embedding, decoder, MTP depths, output layer
-  Int128 active = 0;     // N: the weights one token's products use (not the embedding table)
+  Int128 active = 0;     // N: the parameters one token uses, norms and biases included (not the embedding table)
   Int128 embedding = 0;  // the embedding table (V x h)
-  Int128 six_n_d = 0;    // 6 x active x the workload's tokens, in FLOPs
+  // Of the total: the weights of the products model mode counts, and the rest
+  // (the embedding table, routers, norms, biases, ...: parameters.h).
+  Int128 costing_flops = 0;
+  Int128 not_costing_flops = 0;
+  Int128 six_n_d = 0;  // 6 x active x the workload's tokens, in FLOPs
 };
 
 // FLOPs of one training iteration (forward and backward) over the workload.
@@ -122,6 +126,13 @@ class FlopsCounter {
   // its block), no tokens, a count past 128 bits.
   Result<Report> report_length_blocks(const LengthBlocks& feed) const;
 
+  // Megatron mode: the total of Megatron-LM's aggregates as its
+  // num_floating_point_operations receives them, T and S2 as doubles that need
+  // not be whole nor describe a batch (Megatron-LM checks neither): zero
+  // tokens count 0, and S2 < T is counted as given. Thread-safe.
+  // Errors: another mode; a statistic whose estimate needs the model's
+  // seq_length when aggregates.seq_length is unset.
+  Result<Flops> megatron_total(const MegatronAggregates& aggregates) const;
   // Report::components alone, without the per-layer rows: as fast as total()
   // times the number of components. Equal to report()'s exactly in the exact
   // modes, within rounding in megatron mode.
@@ -152,13 +163,8 @@ class FlopsCounter {
   // The value of every distinct statistic over the workload, exact or estimated.
   struct StatisticValues;
   Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
-  // The same into `values`, whose lists keep their storage.
-  Status evaluate_statistics(const Workload& workload, StatisticValues& values) const;
-  // One set of values per thread, for counts that call no other counter while they use it.
-  static StatisticValues& reused_statistic_values();
-  // Megatron mode: the estimate of every statistic from T and S2.
-  Result<StatisticValues> megatron_values(Int128 tokens, Int128 squared_sum,
-                                          std::optional<std::int64_t> seq_length) const;
+  // Megatron mode: the estimate of every statistic from T and S2 (values.tokens is the caller's).
+  Result<StatisticValues> megatron_values(const MegatronAggregates& aggregates) const;
   template <typename Offset>
   Result<StatisticValues> statistics_of_offsets(std::span<const Offset> cu_seqlens) const;
   template <typename Offset>

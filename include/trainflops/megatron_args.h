@@ -75,10 +75,25 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(std::vector<std::int64_t>, csa_compress_ratios)    \
   X(std::int64_t, o_groups)                            \
   X(std::int64_t, o_lora_rank)                         \
-  X(std::int64_t, csa_window_size)
+  X(std::int64_t, csa_window_size)                     \
+  X(std::string, normalization)                        \
+  X(bool, add_bias_linear)                             \
+  X(bool, add_qkv_bias)                                \
+  X(bool, qk_layernorm)                                \
+  X(bool, untie_embeddings_and_output_weights)         \
+  X(std::string, softmax_type)                         \
+  X(bool, moe_router_enable_expert_bias)               \
+  X(bool, moe_shared_expert_gate)
 
 // Unset members are Megatron's None. Booleans that are unset read as false,
-// except dsa_kpool_tail, whose Megatron-LM default is true.
+// except dsa_kpool_tail, whose Megatron-LM default is true. The members that
+// describe parameters only (normalization, add_bias_linear, add_qkv_bias,
+// qk_layernorm, untie_embeddings_and_output_weights, softmax_type,
+// moe_router_enable_expert_bias, moe_shared_expert_gate), when unset, read as
+// RMSNorm, no biases, no query/key norms, an untied embedding, no sinks, no
+// expert bias and no shared-expert gate; flags and a Megatron-LM namespace
+// always set them (Megatron-LM's parser defaults: LayerNorm, biases on, a tied
+// embedding).
 struct MegatronArgs {
 #define TRAINFLOPS_DECLARE_ARG(type, name) std::optional<type> name;
   TRAINFLOPS_MEGATRON_ARGS(TRAINFLOPS_DECLARE_ARG)

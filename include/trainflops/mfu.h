@@ -66,6 +66,23 @@ struct FoundPeak {
 // rate in its datasheet; give the peak with --peak-tflops / peak_tflops=").
 Result<FoundPeak> find_peak(std::string_view gpu, Dtype dtype);
 
+// The peak a report counts one GPU at: a number given outright, or the
+// table's entry found by GPU name and datatype.
+struct ChosenPeak {
+  double tflops = 0;               // dense TFLOP/s per GPU
+  Dtype dtype = Dtype::kBf16;
+  std::optional<FoundPeak> found;  // empty when the number was given
+  // "NVIDIA H100 SXM5, bf16, dense", or "--peak-tflops" for a given number.
+  std::string origin() const;
+  // What an ambiguous GPU name was taken as, or "".
+  std::string_view assumed() const { return found ? found->assumed : std::string_view(); }
+};
+
+// `peak_tflops` when given, else find_peak(gpu, dtype). Errors: neither
+// given ("--gpu is missing: give the GPU type (trainflops gpus lists them) or
+// --peak-tflops"), and find_peak's.
+Result<ChosenPeak> choose_peak(std::optional<double> peak_tflops, std::string_view gpu, Dtype dtype);
+
 // One measured training step.
 struct StepMeasurement {
   double model_flops = 0;  // FLOPs of one iteration as counted (megatron or model mode), > 0

@@ -307,6 +307,31 @@ inline constexpr std::int64_t kMaxLayers = 100000;
 // `count` is within the limit.
 Status check_layer_count(std::string_view field, std::int64_t count);
 
+// What a model holds besides the weights of its products, and whether its
+// output layer is its embedding table. None of it changes FLOPs (the modes
+// count products); parameters.h counts it.
+struct ParameterLayout {
+  enum class Normalization {
+    kRmsNorm,    // a weight per element
+    kLayerNorm,  // a weight and a bias per element
+  };
+  // Norms of the queries and keys (Megatron-LM's --qk-layernorm): one norm of
+  // head_dim shared by the heads, or one over all heads together.
+  enum class QkNorm { kNone, kPerHead, kAllHeads };
+  Normalization normalization = Normalization::kRmsNorm;
+  QkNorm qk_norm = QkNorm::kNone;
+  // A bias on every projection, the router included (Megatron-LM's
+  // add_bias_linear).
+  bool linear_biases = false;
+  bool qkv_biases = false;          // on the query, key and value projections alone (add_qkv_bias)
+  bool attention_sinks = false;     // a learnable logit per head (softmax_type "learnable")
+  bool expert_bias = false;         // the router's load-balancing bias, one per expert
+  bool shared_expert_gate = false;  // a sigmoid gate (h x 1) on the shared expert's output
+  bool tied_embedding = false;      // the output layer is the embedding table
+
+  bool operator==(const ParameterLayout&) const = default;
+};
+
 struct Model {
   std::string name;  // optional, for reports
   std::int64_t hidden_size = 0;
@@ -315,6 +340,7 @@ struct Model {
   // Multi-token prediction: one entry per depth, each with its own layers. Every
   // depth also has a 2h -> h projection with norms and its own logits.
   std::vector<LayerStack> mtp_depths;
+  ParameterLayout parameter_layout;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.

@@ -35,11 +35,28 @@
 //     router (h x num_experts).
 //   - MTP: each depth's 2h x h projection and its layers; the depths share
 //     the embedding and the output layer with the main model (Megatron-LM).
-//   - The embedding table (V x h) and the output layer (h x V), counted apart:
-//     the model has no tied-embedding flag, so both are counted.
-// Not counted: norms (RMSNorm/LayerNorm weights, MLA's and the indexer's
-// norms), biases, and per-head scalars (Mamba's A, D and dt bias, the gated
-// delta net's A and dt bias, attention sinks, the shared expert's gate).
+//   - The embedding table (V x h) and the output layer (h x V), counted apart
+//     unless the embedding is tied (below).
+// Besides the weights of products, every parameter of the model's layout
+// (model.h, ParameterLayout), by kind:
+//   - norms: one per mixer and one per channel mixer (a layer with both has
+//     two), the final norm, each MTP depth's three (its embedding's, its
+//     hidden state's, its output's); MLA's q LoRA and KV LoRA norms, the DSA
+//     indexer's key LayerNorm (weight and bias of hd), the gated delta net's
+//     output norm (vd / heads, shared by the heads), Mamba-2's gated norm (d);
+//     the query and key norms when set; a LayerNorm has twice an RMSNorm's;
+//   - biases, when set: every projection's (linear_biases: the router's too,
+//     each expert's) or the query, key and value projections' (qkv_biases);
+//     Mamba-2's convolution bias (d + 2 groups state);
+//   - per-head scalars: attention sinks (n), Mamba-2's A, D and dt bias (3
+//     heads), the gated delta net's A and dt bias (2 value heads);
+//   - the router's expert bias (one per expert) and the shared expert's gate
+//     (h);
+//   - the router (h x experts), counted with the MoE components.
+// With a tied embedding the output layer is the embedding table: counted
+// once, as the embedding, and active (a token multiplies by all of it).
+// Not counted: DeepSeek-V4 attention's norms, sinks and compressor position
+// biases, and the gated delta product's scalars.
 //
 // Active parameters are those one token's products use: every weight above
 // except the experts the router does not select (a token uses topk routed
@@ -51,6 +68,7 @@
 #ifndef TRAINFLOPS_PARAMETERS_H_
 #define TRAINFLOPS_PARAMETERS_H_
 
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +84,29 @@ namespace trainflops {
 // Megatron-LM's Mamba mixer convolves with a kernel of 4 (its d_conv; no
 // argument sets it).
 inline constexpr int kMambaConvKernel = 4;
+
+// What kind of parameter: only product weights cost FLOPs per token (6 per
+// token per active one in model mode); the router is a product that model
+// mode does not count, and the rest enter no product.
+enum class ParameterKind {
+  kWeight,          // the weight of a product model mode counts
+  kEmbeddingTable,  // read one row per token (with a tied embedding, also the output layer's weight)
+  kRouter,          // the MoE router's weight
+  kNorm,
+  kBias,
+  kPerHeadScalar,  // attention sinks, Mamba-2's and the gated delta net's A, D, dt bias
+  kExpertBias,     // the router's load-balancing bias
+  kGate,           // the shared expert's gate
+};
+inline constexpr ParameterKind kAllParameterKinds[] = {
+    ParameterKind::kWeight, ParameterKind::kEmbeddingTable, ParameterKind::kRouter,     ParameterKind::kNorm,
+    ParameterKind::kBias,   ParameterKind::kPerHeadScalar,  ParameterKind::kExpertBias, ParameterKind::kGate,
+};
+// "weight", "embedding_table", "router", "norm", "bias", "per_head_scalar",
+// "expert_bias", "gate" (JSON keys and report rows).
+std::string_view parameter_kind_name(ParameterKind kind);
+// Whether model mode charges FLOPs per token for it: kWeight alone.
+bool costs_flops_per_token(ParameterKind kind);
 
 // A count of parameters: all of them, and those one token uses.
 struct ParameterCount {
@@ -89,17 +130,31 @@ struct LayerParameters {
   ParameterCount count;
 };
 
+struct KindParameters {
+  ParameterKind kind;
+  ParameterCount count;
+};
+
 struct ModelParameters {
-  ParameterCount embedding;  // active is 0
+  ParameterCount embedding;  // active is 0, unless the output layer is the table (tied)
   ParameterCount output_layer;
   ParameterCount decoder;
   ParameterCount mtp;
-  std::vector<ComponentParameters> components;  // non-zero ones, in Component order (embedding apart)
+  // The weights of products and the router, by component (the embedding
+  // table and the parameters that enter no product apart).
+  std::vector<ComponentParameters> components;  // non-zero ones, in Component order
+  // Every parameter by kind, non-zero ones in kAllParameterKinds order; they
+  // sum to total().
+  std::vector<KindParameters> kinds;
   std::vector<LayerParameters> layers;          // embedding, decoder, MTP, output layer
 
   // Every parameter: the embedding, the output layer, the decoder and the MTP
   // depths. The components and the layers each sum to it.
   ParameterCount total() const;
+  // The parameters model mode charges FLOPs per token for (kWeight), and the
+  // rest; the two sum to total().
+  ParameterCount costing_flops() const;
+  ParameterCount not_costing_flops() const;
   // The main model, without the MTP depths (what model cards usually count).
   ParameterCount main_model() const;
   // The sum over `parts`; with `embedding_table_active`, the embedding counts
@@ -107,6 +162,12 @@ struct ModelParameters {
   // count it among active parameters do).
   ParameterCount sum(const std::vector<ParameterPart>& parts, bool embedding_table_active = false) const;
 };
+
+// The parameters of one layer of a model with `hidden_size` and `layout`, by
+// kind (non-zero ones, in kAllParameterKinds order). Errors: an MoE layer
+// without num_experts ("layer.channel_mixer.num_experts is missing: ...").
+Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
+                                                     const ParameterLayout& layout);
 
 // Counts the parameters of a validated model. Errors: an invalid model; an MoE
 // layer without num_experts ("layers[3].channel_mixer.num_experts is missing:

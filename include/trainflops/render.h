@@ -8,7 +8,10 @@
 
 #include "trainflops/compare.h"
 #include "trainflops/count.h"
+#include "trainflops/megatron_log.h"
+#include "trainflops/mfu.h"
 #include "trainflops/pipeline.h"
+#include "trainflops/plan.h"
 #include "trainflops/result.h"
 #include "trainflops/sweep.h"
 
@@ -60,6 +63,23 @@ std::string render_comparison(const Comparison& comparison, Format format);
 // `trainflops sweep --compare`: per-token GFLOPs of every framework at each
 // length (one sequence of that length each); JSON and CSV give exact FLOPs too.
 std::string render_comparison_sweep(const std::vector<Comparison>& comparisons, Format format);
+
+// `trainflops plan --format json`: the run plan of `model_summary` in `mode`
+// on `cluster`, whose peak is `peak` (docs/output.md).
+std::string render_plan_json(const RunPlan& plan, const Cluster& cluster, const ChosenPeak& peak, Mode mode,
+                             const std::string& model_summary);
+
+// Where a step time was read from, for the MFU report.
+struct LogSource {
+  std::string file;
+  MegatronLogIteration iteration;
+};
+
+// `trainflops mfu --format json`: the utilization `use` of the step `step`
+// whose FLOPs `report` counted, with the Megatron-LM log it was read from
+// when there is one (docs/output.md).
+std::string render_mfu_json(const Report& report, const StepMeasurement& step, const Utilization& use,
+                            const ChosenPeak& peak, const std::optional<LogSource>& log);
 
 }  // namespace trainflops
 

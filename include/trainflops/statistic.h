@@ -54,8 +54,8 @@ std::optional<Int128> document_count(const Statistic& statistic, std::int64_t le
 // What Megatron-LM's estimates read: the aggregates it all-reduces, and its
 // configured sequence length (DeepSeek-V4's sparse attention estimate uses it).
 struct MegatronAggregates {
-  double total_tokens = 0;  // T = sum L, >= 1
-  double squared_sum = 0;   // S2 = sum L^2, >= T
+  double total_tokens = 0;  // T = sum L: any value Megatron-LM's function accepts (0, non-integral)
+  double squared_sum = 0;   // S2 = sum L^2
   std::optional<std::int64_t> seq_length;
 };
 
@@ -70,6 +70,8 @@ struct MegatronAggregates {
 //    s = seq_length (nullopt when it is unknown);
 //  - any other count F (KPool, chunks): (T / m) ((1 - w) F(n0) + w F(n0 + 1)),
 //    n0 = floor(m), w = m - n0 (exact for BSHD, where every length is m).
+// Where T or S2 is not positive, top-k pairs are S2 / 2 (Megatron-LM's scale
+// is then 1) and the other counts of the last kind 0.
 std::optional<double> megatron_estimate(const Statistic& statistic, const MegatronAggregates& aggregates);
 
 // "tokens", "causal_pairs", "topk_pairs(k=2048)", ...

@@ -17,7 +17,7 @@ def test_rows_and_exact_reconciliation():
     assert (comparison.seq_length, comparison.sequences) == (4096, 2)
     names = [f.name for f in comparison.frameworks]
     assert names == ["trainflops-model", "trainflops-executed", "megatron-lm", "megatron-lm-dsa-fix",
-                     "megatron-bridge", "maxtext", "torchtitan", "nemo-rl"]
+                     "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"]
     model = trainflops.count(LLAMA_ARGS, batch_size=2, mode="model").total
     assert comparison.model_flops == model == comparison.frameworks[0].flops
     assert comparison.frameworks[2].flops == trainflops.count(LLAMA_ARGS, batch_size=2).total

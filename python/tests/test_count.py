@@ -81,15 +81,19 @@ def test_report_parts_sum_to_the_total():
 
 def test_the_report_gives_the_parameters_beside_six_n_d():
     report = trainflops.count(LLAMA_ARGS, docs=[4096, 17, 1000, 3], mode="model")
-    # Llama-3.1-8B's published count, 8,030,261,248, less its 2 x 32 + 1
-    # RMSNorm weight vectors of 4096 (norms are not counted); the embedding
-    # table, 128256 x 4096, is a lookup and not among the active parameters.
-    total = 8030261248 - 65 * 4096
-    active = total - 128256 * 4096
-    assert report.parameters == {"total": total, "active": active, "embedding": 128256 * 4096,
+    # Llama-3.1-8B's released checkpoint holds 8,030,261,248 parameters: its
+    # products' weights, the embedding table (128256 x 4096, a lookup, not
+    # among the active parameters) and 2 x 32 + 1 RMSNorm weights of 4096,
+    # which cost no FLOPs per token.
+    total = 8030261248
+    table, norms = 128256 * 4096, 65 * 4096
+    active = total - table
+    assert report.parameters == {"total": total, "active": active, "embedding": table,
+                                 "costing_flops": total - table - norms, "not_costing_flops": table + norms,
                                  "six_n_d": 6 * active * 5116}
     assert json.loads(report.render("json"))["parameters"]["six_n_d"] == str(report.parameters["six_n_d"])
-    assert "\nparameters 8.03B total, 7.50B active per token, 525M embedding\n" in str(report)
+    assert ("\nparameters 8.03B total, 7.50B active per token, 525M embedding; 7.50B cost FLOPs per token, 526M do not\n"
+            in str(report))
 
 
 def test_workload_forms_agree():

@@ -61,6 +61,37 @@ def test_cu_seqlens_forms_agree():
     assert stats.vector() == vectors[0]
 
 
+@pytest.mark.parametrize("nothing", [None, [], [0], (0,), np.array([0], dtype=np.int32), torch.tensor([0]),
+                                     torch.tensor([], dtype=torch.int32)],
+                         ids=["None", "[]", "[0]", "(0,)", "array [0]", "tensor [0]", "empty tensor"])
+def test_no_documents_add_nothing(nothing):
+    # Megatron-LM's accumulator returns at once for None and for fewer than two offsets.
+    stats = trainflops.SeqStats(DSA_ARGS)
+    stats.add_lengths([8, 300])
+    before = stats.vector()
+    stats.add_cu_seqlens(nothing)
+    assert stats.vector() == before
+
+
+def test_a_tensor_is_added_when_the_totals_are_read():
+    # A tensor is kept on its device (a copy: the caller may reuse its buffer) and added at the first read.
+    offsets = torch.tensor([0, 7, 7, 300, 4400], dtype=torch.int32)
+    kept = trainflops.SeqStats(DSA_ARGS)
+    kept.add_cu_seqlens(offsets)
+    kept.add_cu_seqlens(offsets[:3])
+    offsets[1] = 4000  # reused by the caller
+    at_once = trainflops.SeqStats(DSA_ARGS)
+    at_once.add_cu_seqlens([0, 7, 7, 300, 4400])
+    at_once.add_cu_seqlens([0, 7, 7])
+    assert kept.tokens() == 4407
+    assert kept.vector() == at_once.vector()
+    assert kept.flops() == at_once.flops()
+    invalid = trainflops.SeqStats(DSA_ARGS)
+    invalid.add_cu_seqlens(torch.tensor([0, 5, 3]))
+    with pytest.raises(trainflops.TrainflopsError, match="^cu_seqlens\\[2\\] = 3: must not be smaller"):
+        invalid.flops()
+
+
 def test_reset_and_accumulation():
     stats = trainflops.SeqStats(trainflops.Model(DENSE_ARGS))
     stats.add_lengths([10, 20])

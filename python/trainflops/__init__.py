@@ -19,8 +19,9 @@ InputFileError (also an OSError), CountOverflowError (also an OverflowError)
 or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
 """
 from trainflops._core import (Comparison, CountOverflowError, FrameworkCount, InputFileError, InvalidInputError, Layer,
-                              Model, Report, SeqStats, TrainflopsError, UnsupportedError)
+                              Model, Report, TrainflopsError, UnsupportedError)
 from trainflops import _core, megatron
+from trainflops.seq_stats import SeqStats
 from trainflops.utilization import Mfu, mfu, peak_table
 
 
@@ -71,8 +72,8 @@ def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None,
 def compare(model=None, *, preset=None, hf=None, seq_length=None, batch_size=None, dsa_indexer_grad_mode=None,
             strict=False, allow_unknown_flags=False):
     """Every framework's FLOPs for the model, as a Comparison: what Megatron-LM
-    (main, and with its DSA fix), Megatron-Bridge, MaxText, torchtitan and
-    NeMo-RL would each report for one iteration of batch_size sequences of
+    (main, and with its DSA fix), Megatron-Bridge, MaxText, torchtitan,
+    NeMo-RL and NeMo Automodel would each report for one iteration of batch_size sequences of
     seq_length tokens, beside trainflops' model and executed counts, each
     framework's difference from model mode split by convention.
 

@@ -18,6 +18,12 @@ struct FrameworkDefinition {
   Conventions conventions;
   // Empty when the framework can count the model; else why not.
   std::string (*cannot_express)(const Model& model);
+  // When set, the choices for `model`: a framework whose function for the
+  // model's family counts otherwise than `conventions` say.
+  Conventions (*conventions_for)(const Model& model) = nullptr;
+  // When set, where the framework's released recipes for such a model
+  // differ from it (FrameworkCount::recipe_differences).
+  std::vector<std::string> (*recipe_differences)(const Model& model) = nullptr;
 };
 
 // Whether any decoder or MTP layer satisfies `predicate`.
@@ -146,35 +152,81 @@ std::string nemo_rl_cannot_express(const Model& model) {
   return "";
 }
 
+std::string automodel_cannot_express(const Model& model) {
+  if (has_kpool(model)) return "NeMo Automodel has no KPool";
+  if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
+  if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
+    return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
+  }
+  const bool ungated = any_layer(model, [](const Layer& l) {
+    return l.channel_mixer &&
+           !std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto& mlp) { return mlp.gated; }}, *l.channel_mixer);
+  });
+  if (ungated) {
+    return "NeMo Automodel's formulas for these layers charge every MLP as SwiGLU; this model has an ungated one";
+  }
+  return "";
+}
+
+// NeMo Automodel's formulas charge L^2/2 causal pairs, except its gpt-oss
+// formula (the one with sliding windows), which charges L(L+1)/2.
+constexpr Conventions kAutomodelConventions{.causal = PairRule::kHalfSquare,
+                                            .windows = WindowRule::kExact,
+                                            .dsa_core = DsaCoreRule::kExpandedUncapped,
+                                            .indexer = IndexerRule::kEveryLayerAllPairs,
+                                            .norms = false};
+
+Conventions automodel_conventions(const Model& model) {
+  Conventions c = kAutomodelConventions;
+  if (has_gqa_where(model, [](const GqaAttention& a) { return a.window.has_value(); })) c.causal = PairRule::kExact;
+  return c;
+}
+
+std::vector<std::string> maxtext_recipe(const Model& model) {
+  if (model.mtp_depths.empty() || !has_mixer<MlaAttention>(model)) return {};
+  return {"MaxText's DeepSeek configs set no MTP (base.yml's mtp_num_layers is 0 and deepseek3-671b.yml leaves it): "
+          "run with them, its number leaves out the MTP layers; shown with this model's, as mtp_num_layers = " +
+          std::to_string(model.mtp_depths.size()) + " counts them"};
+}
+
+std::vector<std::string> automodel_recipe(const Model& model) {
+  if (model.mtp_depths.empty() || !(has_mixer<MlaAttention>(model) || has_mixer<DsaAttention>(model))) return {};
+  return {"NeMo Automodel's DeepSeek-V3 formula (config class DeepseekV3Config: DeepSeek-V3, V3.2, Kimi-K2) reads "
+          "mtp_num_layers, which those config.json files do not have (they name num_nextn_predict_layers): run on "
+          "them, its number leaves out the MTP depths; shown with them, as its MLA formula (GLM-5's class) counts "
+          "them"};
+}
+
 // The frameworks, as read from their sources (docs/compare.md cites each).
-const std::array<FrameworkDefinition, 8>& definitions() {
-  static const std::array<FrameworkDefinition, 8> kDefinitions = {{
-      {Framework::kTrainflopsModel, "trainflops-model", "trainflops model", kModelConventions, expressible_everywhere},
+const std::array<FrameworkDefinition, 9>& definitions() {
+  static const std::array<FrameworkDefinition, 9> kDefinitions = {{
+      {Framework::kTrainflopsModel, "trainflops-model", "trainflops model", kModelConventions, expressible_everywhere,
+       nullptr, nullptr},
       {Framework::kTrainflopsExecuted, "trainflops-executed", "trainflops executed",
        Conventions{
            .router = true, .dsa_core = DsaCoreRule::kAbsorbedExact, .indexer = IndexerRule::kExecuted, .norms = false},
-       expressible_everywhere},
+       expressible_everywhere, nullptr, nullptr},
       {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kDenseMla,
                    .indexer = IndexerRule::kNone,
                    .quick_geglu_as_ungated = true},
-       megatron_main_cannot_express},
+       megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kAbsorbedArea,
                    .indexer = IndexerRule::kMegatron,
                    .quick_geglu_as_ungated = true},
-       megatron_cannot_express},
+       megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kExactBelowLength,
                    .mtp_layer = MtpLayerRule::kLastDecoderLayer,
                    .dsa_core = DsaCoreRule::kAbsorbedExact,
                    .indexer = IndexerRule::kExecuted},
-       bridge_cannot_express},
+       bridge_cannot_express, nullptr, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kArea,
@@ -185,17 +237,20 @@ const std::array<FrameworkDefinition, 8>& definitions() {
                    .indexer = IndexerRule::kTrainedFully,
                    .output_gate = false,
                    .norms = false},
-       maxtext_cannot_express},
+       maxtext_cannot_express, nullptr, maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
        Conventions{.causal = PairRule::kAll,
                    .windows = WindowRule::kAsCausal,
                    .router = true,
                    .mtp = MtpRule::kOff,
-                   .linear_core = false},
-       torchtitan_cannot_express},
+                   .linear_core = false,
+                   .small_parameters = true},
+       torchtitan_cannot_express, nullptr, nullptr},
       {Framework::kNemoRl, "nemo-rl", "NeMo-RL",
        Conventions{.causal = PairRule::kHalfSquare, .mtp = MtpRule::kOff, .norms = false, .dense_layers_as_moe = true},
-       nemo_rl_cannot_express},
+       nemo_rl_cannot_express, nullptr, nullptr},
+      {Framework::kNemoAutomodel, "nemo-automodel", "NeMo Automodel", kAutomodelConventions, automodel_cannot_express,
+       automodel_conventions, automodel_recipe},
   }};
   return kDefinitions;
 }
@@ -240,13 +295,14 @@ Result<FrameworkCount> count_framework(const FrameworkDefinition& framework, con
                                        std::int64_t seq_length, std::int64_t sequences, Int128 model_doubled) {
   const bool trainflops =
       framework.framework == Framework::kTrainflopsModel || framework.framework == Framework::kTrainflopsExecuted;
-  FrameworkCount count{framework.framework, std::nullopt, trainflops ? "" : unmodelled_layer_kind(model), {}};
+  FrameworkCount count{framework.framework, std::nullopt, trainflops ? "" : unmodelled_layer_kind(model), {}, {}};
   if (count.reason.empty()) count.reason = framework.cannot_express(model);
   if (!count.reason.empty()) return count;
+  const Conventions theirs = framework.conventions_for ? framework.conventions_for(model) : framework.conventions;
   Conventions choices = kModelConventions;
   Int128 previous = model_doubled;
   for (ConventionKind kind : kAllConventionKinds) {
-    take_choice(kind, framework.conventions, choices);
+    take_choice(kind, theirs, choices);
     TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 doubled, doubled_flops(model, choices, seq_length));
     if (doubled != previous) {
       const auto flops = checked_mul((doubled - previous) / 2, sequences);
@@ -258,6 +314,7 @@ Result<FrameworkCount> count_framework(const FrameworkDefinition& framework, con
   const auto flops = checked_mul(previous / 2, sequences);
   if (!flops) return batch_overflow();
   count.flops = *flops;
+  if (framework.recipe_differences) count.recipe_differences = framework.recipe_differences(model);
   return count;
 }
 
@@ -280,6 +337,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
     case ConventionKind::kQuickGeglu: return "quick_geglu";
+    case ConventionKind::kSmallParameters: return "small_parameters";
   }
   return "";
 }
@@ -298,6 +356,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
     case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";
+    case ConventionKind::kSmallParameters: return "norms, biases in 6N";
   }
   return "";
 }

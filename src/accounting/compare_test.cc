@@ -101,11 +101,16 @@ TEST(CompareTest, GqaWindowsMoeAndMtpByEachFrameworksRule) {
                                    2 * 2 * S * (kGqaProjections + kRouted + kShared + kRouter) + 2 * S * kLogits;
     const Int128 maxtext_attention = (4 * (S * w) - 2 * w * w) * kQ + 2 * (2 * S * S * kQ);
     expect_flops(got, "maxtext", 3 * (maxtext_weights + maxtext_attention));
-    // torchtitan: 6 per active non-embedding parameter, 6 L n (2 hd) S^2.
+    // torchtitan: 6 per active non-embedding parameter (the 2 x 2 norms of
+    // the layers and the final norm among them), 6 L n (2 hd) S^2.
     const Int128 parameters =
-        kGqaProjections + kDenseMlp + kGqaProjections + kGate + kRouted + kShared + kRouter + kLogits;
+        kGqaProjections + kDenseMlp + kGqaProjections + kGate + kRouted + kShared + kRouter + kLogits + 5 * kH;
     expect_flops(got, "torchtitan", 6 * parameters * S + 6 * 2 * kHeads * (2 * kHeadDim) * S * S);
     expect_flops(got, "nemo-rl", -1);  // windows, an output gate
+    // NeMo Automodel (its gpt-oss formula, the one with windows): exact pairs
+    // and window pairs; MTP with a 2h -> h projection without norms.
+    expect_flops(got, "nemo-automodel",
+                 6 * (S * (per_token_layers + 2 * kH * kH + 2 * kLogits) + 2 * kQ * (window_exact + 2 * pairs_exact)));
   }
 }
 
@@ -118,10 +123,14 @@ TEST(CompareTest, NemoRlQwen3AndLlamaFormulas) {
     const Int128 S = s;
     const Int128 attention = 6 * S * 2 * (2 * kQ * kH + 2 * kKv * kH + S * kQ);
     expect_flops(numbers(qwen3, s), "nemo-rl", attention + 6 * S * 2 * kH * 3 * (kExpertFfn * kTopk) + 6 * S * kLogits);
+    // NeMo Automodel's qwen3_flops: the same formula.
+    expect_flops(numbers(qwen3, s), "nemo-automodel",
+                 attention + 6 * S * 2 * kH * 3 * (kExpertFfn * kTopk) + 6 * S * kLogits);
     // llama(): S L h^2 (12 + 12 g/n + 18 f/h + 6 S/h + 6 V/(L h)), with n hd = h.
     static_assert(kQ == kH);
     const Int128 per_token_layer = 12 * kH * kH + 12 * kH * kH * kGroups / kHeads + 18 * kFfn * kH + 6 * S * kH;
     expect_flops(numbers(llama, s), "nemo-rl", S * (2 * per_token_layer + 6 * kVocab * kH));
+    expect_flops(numbers(llama, s), "nemo-automodel", S * (2 * per_token_layer + 6 * kVocab * kH));  // llama2_flops
   }
 }
 
@@ -150,9 +159,10 @@ TEST(CompareTest, MlaWithMtpByEachFrameworksRule) {
     const Int128 maxtext =
         3 * (2 * S * (3 * projections + kDenseMlp + 2 * (kRouted + kShared + kRouter) + kLogits) + 3 * S * S * pair);
     expect_flops(got, "maxtext", maxtext);
-    // torchtitan: 6 per parameter (the q and kv norm weights among them),
-    // 6 L n (qk + rope + v) S^2 without MTP.
-    const Int128 parameters = 2 * (projections + norms) + kDenseMlp + kRouted + kShared + kRouter + kLogits;
+    // torchtitan: 6 per parameter (the q and kv norm weights among them, and
+    // the layers' 2 x 2 norms and the final one), 6 L n (qk + rope + v) S^2 without MTP.
+    const Int128 parameters =
+        2 * (projections + norms) + kDenseMlp + kRouted + kShared + kRouter + kLogits + 5 * kH;
     expect_flops(got, "torchtitan", 6 * parameters * S + 6 * 2 * pair * S * S);
     // NeMo-RL deepseekv3(): every layer MoE (shared + top-k), no norms, no MTP,
     // attention 6 (0.5 (qk + rope) n S^2 + 0.5 v n S^2) L.
@@ -214,6 +224,13 @@ TEST(CompareTest, DsaByEachFrameworksRule) {
       expect_flops(got, "maxtext", 3 * (maxtext_weights + maxtext_attention));
       expect_flops(got, "torchtitan", -1);
       expect_flops(got, "nemo-rl", -1);
+      // NeMo Automodel (mla_moe_flops): MLA projections without norms,
+      // expanded MLA over S k pairs (k keys for every query), the indexer on
+      // every layer trained x3 with S^2 scored pairs; MTP layers, a 2h -> h
+      // projection without norms and logits; whatever the grad mode.
+      expect_flops(got, "nemo-automodel",
+                   6 * S * (3 * projections + rest + 2 * kH * kH) + 3 * 6 * expanded * S * k +
+                       3 * 6 * (S * indexer_projections + nh * hd * S * S));
     }
   }
 }
@@ -243,10 +260,11 @@ TEST(CompareTest, GatedDeltaNetMtpLayerKindByEachFrameworksRule) {
                                 2 * (2 * S * S * kQ));
     expect_flops(got, "maxtext", maxtext);
     // torchtitan (its Qwen3.5 rule): 6 per parameter, the GDN's convolution
-    // weights among them; no delta rule; the quadratic term for the one
-    // attention layer; no MTP.
-    const Int128 parameters =
-        (gdn_fmas - 4 * nv * 2 * 2) + kGqaProjections + kGate + 2 * (kRouted + kShared + kRouter) + kLogits;
+    // weights among them, its A and dt bias (2 nv) and output norm (2), the
+    // layers' 2 x 2 norms and the final one; no delta rule; the quadratic
+    // term for the one attention layer; no MTP.
+    const Int128 parameters = (gdn_fmas - 4 * nv * 2 * 2) + kGqaProjections + kGate +
+                              2 * (kRouted + kShared + kRouter) + kLogits + 2 * nv + 2 + 5 * kH;
     expect_flops(got, "torchtitan", 6 * parameters * S + 6 * kHeads * (2 * kHeadDim) * S * S);
   }
 }

@@ -6,6 +6,7 @@
 
 #include "accounting/layer_terms.h"
 #include "base/overloaded.h"
+#include "trainflops/parameters.h"
 #include "trainflops/statistic.h"
 
 namespace trainflops {
@@ -46,6 +47,9 @@ class DoubledSum {
     }
     return std::nullopt;
   }
+
+  // Twice L k: `k` keys per query, the causal mask ignored.
+  Int128 uncapped(std::int64_t k) const { return 2 * Int128{length_} * k; }
 
   // Twice L e - e^2/2, e = min(span, L): a band of `span` keys per query, its
   // triangle taken as e^2/2.
@@ -130,22 +134,27 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
     sum.add(select(mla_attention_terms(attention.mla, h, projections_mode(c)),
                    [](Component k) { return k == Component::kAttentionProjections; }),
             [&](const Statistic& s) { return sum.exact(s); });
-    const bool expanded = c.dsa_core == DsaCoreRule::kExpandedExact || c.dsa_core == DsaCoreRule::kExpandedArea;
+    const bool expanded = c.dsa_core == DsaCoreRule::kExpandedExact || c.dsa_core == DsaCoreRule::kExpandedArea ||
+                          c.dsa_core == DsaCoreRule::kExpandedUncapped;
     const bool area = c.dsa_core == DsaCoreRule::kAbsorbedArea || c.dsa_core == DsaCoreRule::kExpandedArea;
     sum.add(select(dsa_attention_terms(attention, h, expanded ? kModelMode : kExecutedMode),
                    [](Component k) { return k == Component::kDsaCoreAttention; }),
-            [&](const Statistic& s) {
-              return area && s.kind == StatisticKind::kTopkPairs ? sum.area(s.topk) : sum.exact(s);
+            [&](const Statistic& s) -> std::optional<Int128> {
+              if (s.kind != StatisticKind::kTopkPairs) return sum.exact(s);
+              if (area) return sum.area(s.topk);
+              if (c.dsa_core == DsaCoreRule::kExpandedUncapped) return sum.uncapped(s.topk);
+              return sum.exact(s);
             });
   }
   // Charging every layer's indexer fully ignores index sharing too.
-  const bool every_layer = c.indexer == IndexerRule::kTrainedFully;
+  const bool every_layer = c.indexer == IndexerRule::kTrainedFully || c.indexer == IndexerRule::kEveryLayerAllPairs;
   if ((!attention.runs_indexer && !every_layer) || c.indexer == IndexerRule::kNone) return;
   const DsaIndexer& indexer = attention.indexer;
   DsaAttention charged = attention;
   charged.runs_indexer = true;
   Convention mode = kModelMode;
   bool half_square = false;  // causal pairs as L^2/2, top-k pairs as L e - e^2/2
+  bool all_pairs = false;    // causal pairs as L^2
   switch (c.indexer) {
     case IndexerRule::kModel: break;
     case IndexerRule::kExecuted: mode = kExecutedMode; break;
@@ -155,6 +164,10 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
       charged.indexer.grad_mode = DsaIndexer::GradMode::kFull;
       mode = kExecutedMode, half_square = true;
       break;
+    case IndexerRule::kEveryLayerAllPairs:
+      charged.indexer.grad_mode = DsaIndexer::GradMode::kFull;
+      all_pairs = true;
+      break;
     case IndexerRule::kNone: return;
   }
   const bool with_teacher = c.indexer == IndexerRule::kExecuted;
@@ -162,6 +175,7 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
       select(dsa_attention_terms(charged, h, mode),
              [&](Component k) { return is_indexer_component(k) && (with_teacher || k != Component::kIndexerTeacher); }),
       [&](const Statistic& s) -> std::optional<Int128> {
+        if (all_pairs && s.kind == StatisticKind::kCausalPairs) return sum.causal(PairRule::kAll);
         if (!half_square) return sum.exact(s);
         if (s.kind == StatisticKind::kCausalPairs) return sum.causal(PairRule::kHalfSquare);
         if (s.kind == StatisticKind::kTopkPairs) return sum.area(s.topk);
@@ -216,8 +230,32 @@ const Moe* first_moe(const Model& model) {
   return nullptr;
 }
 
+// The MLA LoRA norms of `mixer` (q_lora_rank + kv_lora_rank), which the
+// `norms` choice charges as products; 0 for other mixers.
+Int128 lora_norms(const Mixer& mixer) {
+  const MlaAttention* mla = std::get_if<MlaAttention>(&mixer);
+  if (const auto* dsa = std::get_if<DsaAttention>(&mixer)) mla = &dsa->mla;
+  if (!mla) return 0;
+  return Int128{mla->kv_lora_rank} + mla->q_lora_rank.value_or(0);
+}
+
+// Adds 6 per token for each of the layer's small parameters (Conventions::small_parameters).
+void add_small_parameters(const Layer& layer, const Model& model, DoubledSum& sum) {
+  const Result<std::vector<KindParameters>> kinds = layer_parameters(layer, model.hidden_size, model.parameter_layout);
+  if (!kinds.ok()) return;  // a valid model's MoE layers have num_experts: compare checked it
+  Int128 small = layer.mixer ? -lora_norms(*layer.mixer) : 0;
+  for (const KindParameters& part : kinds.value()) {
+    if (part.kind == ParameterKind::kNorm || part.kind == ParameterKind::kBias ||
+        part.kind == ParameterKind::kPerHeadScalar || part.kind == ParameterKind::kGate) {
+      small += part.count.active;
+    }
+  }
+  sum.add({trained_gemm(Component::kMlp, kTokens, small)}, [&](const Statistic& s) { return sum.exact(s); });
+}
+
 // `moe`: the MoE layer dense layers are charged as, or null.
 void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
+  if (c.small_parameters) add_small_parameters(layer, model, sum);
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
@@ -271,6 +309,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
+    case ConventionKind::kSmallParameters: to.small_parameters = from.small_parameters; return;
   }
 }
 
@@ -308,6 +347,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case DsaCoreRule::kAbsorbedArea: return "absorbed MLA, Lk - k^2/2 pairs";
         case DsaCoreRule::kExpandedArea: return "expanded MLA, Lk - k^2/2 pairs";
         case DsaCoreRule::kDenseMla: return "dense MLA over causal pairs";
+        case DsaCoreRule::kExpandedUncapped: return "expanded MLA, L k pairs";
       }
       break;
     case ConventionKind::kDsaIndexer:
@@ -316,6 +356,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case IndexerRule::kExecuted: return "by grad mode, head weighting, teacher logits";
         case IndexerRule::kMegatron: return "by grad mode, L^2/2 pairs";
         case IndexerRule::kTrainedFully: return "every layer, trained x3, head weighting, L^2/2 pairs";
+        case IndexerRule::kEveryLayerAllPairs: return "every layer, trained x3, all L^2 pairs";
         case IndexerRule::kNone: return "not counted";
       }
       break;
@@ -324,6 +365,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";
+    case ConventionKind::kSmallParameters: return c.small_parameters ? "6 per parameter per token" : "not counted";
   }
   return "";
 }
@@ -343,6 +385,10 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
     }
   }
   sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
+  if (c.small_parameters) {  // the final norm
+    const bool layer_norm = model.parameter_layout.normalization == ParameterLayout::Normalization::kLayerNorm;
+    sum.add({trained_gemm(Component::kLogits, kTokens, Int128{model.hidden_size} * (layer_norm ? 2 : 1))}, tokens);
+  }
   if (sum.overflowed()) {
     return Error(ErrorCode::kOverflow,
                  "the FLOPs of one sequence of " + std::to_string(seq_length) + " tokens do not fit in 128 bits");

@@ -45,6 +45,7 @@ enum class DsaCoreRule {
   kAbsorbedArea,   // absorbed over L e - e^2/2 pairs, e = min(k, L)
   kExpandedArea,   // expanded over L e - e^2/2 pairs
   kDenseMla,       // sparsity ignored: dense MLA over the causal pairs
+  kExpandedUncapped,  // expanded over L k pairs: k keys per query, however few precede it
 };
 
 enum class IndexerRule {
@@ -53,7 +54,8 @@ enum class IndexerRule {
   kMegatron,      // by grad mode, nh hd per pair over L^2/2 (top-k backward: L e - e^2/2)
   kTrainedFully,  // on every layer (no index sharing), every GEMM trained (x3), head weighting,
                   // L^2/2 pairs; none when L <= k
-  kNone,          // not counted
+  kEveryLayerAllPairs,  // on every layer (no index sharing), every GEMM trained (x3), all L^2 pairs
+  kNone,                // not counted
 };
 
 // One choice per convention: what a framework's FLOPs function does.
@@ -72,6 +74,11 @@ struct Conventions {
   // A gated MLP whose activation is quick-GeGLU charged as ungated, as
   // Megatron-LM's function does (DenseMlp::megatron_charges_ungated).
   bool quick_geglu_as_ungated = false;
+  // 6 FLOPs per token for each active norm weight, bias, attention sink and
+  // gate (parameters.h's kinds kNorm, kBias, kPerHeadScalar, kGate) besides
+  // the MLA LoRA norms the `norms` choice charges: torchtitan's 6 N counts
+  // every parameter but the embedding.
+  bool small_parameters = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.

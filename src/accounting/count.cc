@@ -6,7 +6,6 @@
 #include <map>
 #include <mutex>
 
-#include "accounting/megatron_total.h"
 #include "accounting/statistic_sums.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
@@ -101,12 +100,19 @@ bool selectively_recomputed(Component component) {
   return false;
 }
 
+// Whether full recomputation runs a component's forward twice. Megatron-LM's
+// DSA computes the indexer's KL teacher only where gradients are enabled, and
+// the first forward of a fully recomputed layer runs without them: the
+// teacher runs once, in the recomputation.
+bool fully_recomputed(Component component) { return component != Component::kIndexerTeacher; }
+
 // Recomputation adds one forward to the terms it re-executes.
 void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
   if (recompute == Recompute::kNone) return;
   for (Term& term : terms) {
     const bool selective = recompute == Recompute::kSelective && selectively_recomputed(term.component);
-    if (term.forward && (recompute == Recompute::kFull || selective)) {
+    const bool full = recompute == Recompute::kFull && fully_recomputed(term.component);
+    if (term.forward && (full || selective)) {
       term.executions += kForwardOnly;
     }
   }
@@ -363,8 +369,7 @@ struct FlopsCounter::StatisticValues {
 
 FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
-  // Megatron mode's coefficients add their terms in the parts' order, as
-  // megatron_total() does. The components' coefficients (and the exact ones,
+  // Megatron mode's coefficients add their terms in the parts' order. The components' coefficients (and the exact ones,
   // whose order does not matter) take every term by statistic then component
   // and, within one (statistic, component), in the order of the parts: a
   // counting sort over the few (statistic, component) slots puts them in that
@@ -491,23 +496,20 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
 }
 
 Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
-  StatisticValues values;
-  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
-  return values;
-}
-
-Status FlopsCounter::evaluate_statistics(const Workload& workload, StatisticValues& values) const {
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
-  values.tokens = total_tokens(workload);
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
                                 megatron_aggregates_of(workload, megatron_seq_length_));
-    return megatron_estimates(statistics_, megatron, values.estimate);
+    TRAINFLOPS_ASSIGN_OR_RETURN(StatisticValues values, megatron_values(megatron));
+    values.tokens = total_tokens(workload);
+    return values;
   }
+  StatisticValues values;
+  values.tokens = total_tokens(workload);
   if (const auto* packed = std::get_if<PackedDocuments>(&workload)) {
     // The block sums SeqStats uses: a pass over the lengths for every statistic at once.
     values.exact.assign(statistics_.size(), 0);
-    if (document_sums_->add_lengths(packed->lengths, values.exact).ok()) return Ok{};
+    if (document_sums_->add_lengths(packed->lengths, values.exact).ok()) return values;
   }
   // Each statistic in turn: a BSHD batch, or packed sums past 2^126 (to name the overflow).
   values.exact.clear();
@@ -515,23 +517,12 @@ Status FlopsCounter::evaluate_statistics(const Workload& workload, StatisticValu
     TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 value, exact_statistic(statistic, workload));
     values.exact.push_back(value);
   }
-  return Ok{};
-}
-
-FlopsCounter::StatisticValues& FlopsCounter::reused_statistic_values() {
-  // A sweep or a training loop counts many workloads: each thread keeps one
-  // set of values, so that no count allocates them. Only counts that call no
-  // other counter before they are done with it use it.
-  thread_local StatisticValues values;
   return values;
 }
 
-Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(Int128 tokens, Int128 squared_sum,
-                                                                    std::optional<std::int64_t> seq_length) const {
+Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(const MegatronAggregates& aggregates) const {
   StatisticValues values;
-  values.tokens = tokens;
-  TRAINFLOPS_RETURN_IF_ERROR(megatron_estimates(
-      statistics_, MegatronAggregates{to_double(tokens), to_double(squared_sum), seq_length}, values.estimate));
+  TRAINFLOPS_RETURN_IF_ERROR(megatron_estimates(statistics_, aggregates, values.estimate));
   return values;
 }
 
@@ -544,7 +535,13 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::statistics_of_offsets(std::s
   TRAINFLOPS_RETURN_IF_ERROR((megatron ? aggregates : *document_sums_).add_cu_seqlens(cu_seqlens, sums));
   TRAINFLOPS_RETURN_IF_ERROR(check_offsets_hold_tokens(cu_seqlens.back()));
   const Int128 tokens = cu_seqlens.back();
-  if (megatron) return megatron_values(tokens, 2 * sums[1] - tokens, megatron_seq_length_);
+  if (megatron) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(
+        StatisticValues values,
+        megatron_values(MegatronAggregates{to_double(tokens), to_double(2 * sums[1] - tokens), megatron_seq_length_}));
+    values.tokens = tokens;
+    return values;
+  }
   StatisticValues values;
   values.exact = std::move(sums);
   values.tokens = tokens;
@@ -588,11 +585,13 @@ Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) cons
   if (tokens == 0) return validate(Workload{PackedDocuments{}}).error();  // the message of a batch without tokens
   StatisticValues values;
   if (megatron) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(values, megatron_values(tokens, 2 * sums[1] - tokens, megatron_seq_length_));
+    TRAINFLOPS_ASSIGN_OR_RETURN(
+        values, megatron_values(MegatronAggregates{to_double(tokens), to_double(2 * sums[1] - tokens),
+                                                   megatron_seq_length_}));
   } else {
     values.exact = std::move(sums);
-    values.tokens = tokens;
   }
+  values.tokens = tokens;
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, report_of(values, describe_packed(documents, tokens)));
   if (model_counter_) {
     StatisticValues model_values;
@@ -604,8 +603,13 @@ Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) cons
 }
 
 Result<Flops> FlopsCounter::total(const Workload& workload) const {
-  StatisticValues& values = reused_statistic_values();
-  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
+  return total_of(values);
+}
+
+Result<Flops> FlopsCounter::megatron_total(const MegatronAggregates& aggregates) const {
+  if (mode_ != Mode::kMegatron) return Error("Megatron-LM's aggregates T and S2 allow megatron mode only");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, megatron_values(aggregates));
   return total_of(values);
 }
 
@@ -747,17 +751,7 @@ Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& wor
 
 Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
                                                  std::array<double, kAllComponents.size()>& per_component) const {
-  StatisticValues& values = reused_statistic_values();
-  TRAINFLOPS_RETURN_IF_ERROR(evaluate_statistics(workload, values));
-  if (mode_ == Mode::kMegatron) {
-    // Estimates only: added straight into the result, in ComponentSums' order
-    // (the same sums, bit for bit), as a sweep counts thousands.
-    per_component.fill(0);
-    for (const ComponentCoefficient& c : component_coefficients_) {
-      per_component[static_cast<std::size_t>(c.component)] += megatron_part(c, values);
-    }
-    return total_of(values);
-  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   ComponentSums sums;
   TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   sums.values(per_component);
@@ -779,56 +773,8 @@ Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Re
 }
 
 Result<Flops> megatron_total(const Model& model, const Workload& workload) {
-  TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  return megatron_total_of_valid_model(model, workload);
-}
-
-namespace {
-
-// A count made once has no counter to keep its parts: each thread reuses
-// its lists, so that no call allocates them.
-struct MegatronTotalLists {
-  CountParts counted;
-  std::vector<std::pair<Statistic, double>> coefficients;  // per statistic
-};
-
-// Not inlined: in a shared library each use of a thread-local's address may
-// call for it again, and a count uses the lists in its loops.
-[[gnu::noinline]] MegatronTotalLists& this_threads_lists() {
-  thread_local MegatronTotalLists lists;
-  return lists;
-}
-
-}  // namespace
-
-Result<Flops> megatron_total_of_valid_model(const Model& model, const Workload& workload) {
-  TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
-  MegatronTotalLists& lists = this_threads_lists();
-  CountParts& counted = lists.counted;
-  parts_of(model, Convention{Mode::kMegatron, model.megatron_path}, Recompute::kNone, counted);
-  // Each statistic's coefficient, its terms added in the parts' order as a
-  // counter adds them; then, as a counter sums them, by statistic.
-  auto& coefficients = lists.coefficients;
-  coefficients.clear();
-  for (const CountPart& part : counted.parts) {
-    if (part.uses == 0) continue;
-    for (const Term& term : std::span(counted.terms).subspan(part.first, part.count)) {
-      auto found = std::find_if(coefficients.begin(), coefficients.end(),
-                                [&](const auto& coefficient) { return coefficient.first == term.per; });
-      if (found == coefficients.end()) found = coefficients.insert(found, {term.per, 0});
-      found->second += megatron_contribution(term, part.uses);
-    }
-  }
-  std::sort(coefficients.begin(), coefficients.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
-                              megatron_aggregates_of(workload, model.megatron_seq_length));
-  double sum = 0;
-  for (const auto& [statistic, coefficient] : coefficients) {
-    const std::optional<double> estimate = megatron_estimate(statistic, megatron);
-    if (!estimate) return no_megatron_estimate();
-    sum += coefficient * *estimate;
-  }
-  return Flops{sum, std::nullopt};
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, Mode::kMegatron));
+  return counter.total(workload);
 }
 
 void add_parameter_summary(const Result<ModelParameters>& parameters, Report& report) {
@@ -838,7 +784,12 @@ void add_parameter_summary(const Result<ModelParameters>& parameters, Report& re
   const auto per_token = checked_mul(all.active, Int128{kFlopsPerFma * kTrainingExpansion});
   const auto six_n_d = per_token ? checked_mul(*per_token, report.tokens) : std::nullopt;
   if (!six_n_d) return;  // past 128 bits: megatron mode's aggregates allow such a count
-  report.parameters = ParameterSummary{all.total, all.active, parameters.value().embedding.total, *six_n_d};
+  report.parameters = ParameterSummary{.total = all.total,
+                                       .active = all.active,
+                                       .embedding = parameters.value().embedding.total,
+                                       .costing_flops = parameters.value().costing_flops().total,
+                                       .not_costing_flops = parameters.value().not_costing_flops().total,
+                                       .six_n_d = *six_n_d};
 }
 
 }  // namespace trainflops

@@ -45,14 +45,18 @@ TEST(CountTest, DenseModelIsSixTimesParamsTimesTokensPlusAttention) {
     ASSERT_TRUE(report.ok()) << report.error().message();
     const Int128 expected = 6 * params * c.tokens + 6 * 2 * q * layers * c.pairs;
     EXPECT_EQ(to_decimal(*report.value().total.exact), to_decimal(expected));
-    // Beside it, the parameters: N = params (the embedding table is a lookup)
-    // and 6 N D, which leaves out exactly the attention term.
+    // Beside it, the parameters: N = params and the RMSNorm weights (two per
+    // layer, the final one), which cost no FLOPs (the embedding table is a
+    // lookup); 6 N D leaves out the attention term and adds 6 per norm weight.
     ASSERT_TRUE(report.value().parameters.has_value());
     const ParameterSummary& p = *report.value().parameters;
-    EXPECT_EQ(to_decimal(p.active), to_decimal(params));
+    const Int128 norms = (2 * layers + 1) * h;
+    EXPECT_EQ(to_decimal(p.active), to_decimal(params + norms));
     EXPECT_EQ(to_decimal(p.embedding), to_decimal(vocab * h));
-    EXPECT_EQ(to_decimal(p.total), to_decimal(params + vocab * h));
-    EXPECT_EQ(to_decimal(p.six_n_d), to_decimal(6 * params * c.tokens));
+    EXPECT_EQ(to_decimal(p.total), to_decimal(params + norms + vocab * h));
+    EXPECT_EQ(to_decimal(p.costing_flops), to_decimal(params));
+    EXPECT_EQ(to_decimal(p.not_costing_flops), to_decimal(norms + vocab * h));
+    EXPECT_EQ(to_decimal(p.six_n_d), to_decimal(6 * (params + norms) * c.tokens));
   }
 }
 
@@ -534,6 +538,36 @@ TEST(CountTest, ExecutedModeRecomputation) {
   EXPECT_EQ(to_decimal(*full.total.exact - *none.total.exact), to_decimal(layers / 3));
   // The router: h x 8 experts per token, trained, on the MoE layer only.
   EXPECT_EQ(to_decimal(*none.total.exact - *exact.total.exact), to_decimal(Int128{6} * 512 * 8 * 47));
+}
+
+// The indexer's KL teacher runs once per step under every recomputation: in
+// the first forward without recomputation or with selective recomputation
+// (core attention alone), in the recomputation alone under full (the first
+// forward of a fully recomputed layer runs without gradients, where
+// Megatron-LM's DSA computes no loss). Every other forward term gains a
+// forward under full recomputation.
+TEST(CountTest, KlTeacherRunsOncePerStepUnderEveryRecomputation) {
+  Model model = llama_like(1);
+  const MlaAttention mla{4, 64, 128, 64, 32, 64};
+  model.layers = {Layer{Mixer{DsaAttention{mla, DsaIndexer{4, 32, 16, DsaIndexer::GradMode::kDetached, 1, true}, true}},
+                        DenseMlp{96}}};
+  const Workload workload = PackedDocuments{{40, 7}};
+  const auto component = [](const Report& report, Component wanted) {
+    for (const auto& part : report.components) {
+      if (part.component == wanted) return *part.flops.exact;
+    }
+    return Int128{0};
+  };
+  const Report none = count(model, workload, Mode::kExecuted).value();
+  ASSERT_GT(component(none, Component::kIndexerTeacher), 0);
+  for (const Recompute recompute : {Recompute::kSelective, Recompute::kFull}) {
+    SCOPED_TRACE(recompute_name(recompute));
+    const Report recomputed = count(model, workload, Mode::kExecuted, recompute).value();
+    EXPECT_EQ(to_decimal(component(recomputed, Component::kIndexerTeacher)),
+              to_decimal(component(none, Component::kIndexerTeacher)));
+  }
+  const Report full = count(model, workload, Mode::kExecuted, Recompute::kFull).value();
+  EXPECT_GT(component(full, Component::kIndexerScoring), component(none, Component::kIndexerScoring));
 }
 
 TEST(CountTest, ExecutedModeErrors) {

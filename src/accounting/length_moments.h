@@ -7,9 +7,10 @@
 // A block holds at most kBlockDocuments documents of at most kMaxBlockTokens
 // tokens in all, so that every moment fits in 64 bits
 // (sum L^2 <= (sum L)^2 < 2^62) and every length in 31 bits: the loops run
-// without branches, eight or sixteen documents at a time with AVX2 or AVX-512 where the
-// processor has them (length_moments.cc), else one at a time in portable C++. Blocks that break
-// these bounds are counted document by document by the caller, in 128 bits.
+// without branches: eight documents at a time with AVX2 where the processor
+// has it (length_moments_avx2.cc), else one at a time in portable C++
+// (length_moments.cc). Blocks that break these bounds are counted document by
+// document by the caller, in 128 bits.
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_LENGTH_MOMENTS_H_
 #define TRAINFLOPS_SRC_ACCOUNTING_LENGTH_MOMENTS_H_
 
@@ -57,19 +58,21 @@ struct BlockMoments {
   std::uint64_t squares = 0;  // sum L^2
 };
 
-// Which loops run, fastest last: portable C++; AVX2; AVX-512 with 52-bit
-// multiply-adds (IFMA), for blocks whose lengths are all below 2^26. A spec or
-// block that one declines goes to the next slower one that takes it, so every
-// choice gives the same moments.
-enum class Loops { kPortable, kAvx2, kIfma };
+// Which loops run: portable C++, or AVX2 where the processor has it. A spec
+// that the AVX2 loops decline (a pool that is not a power of two, or larger
+// than 2^11) goes to the portable ones, so either choice gives the same moments.
+enum class Loops { kPortable, kAvx2 };
 // The fastest loops this processor runs.
 Loops available_loops();
-// For tests and benchmarks: runs `loops` (or the fastest available below
-// them) from now on; returns the loops in use before.
+// For tests and benchmarks: runs `loops` (or the portable ones where the
+// processor lacks AVX2) for every BlockLoops made from now on; returns the
+// loops in use before. Safe to call from any thread.
 Loops use_loops(Loops loops);
 
-// The loops for one spec, chosen (and the multiply-add loops' passes planned)
-// once for every block of an array. The spec's spans must outlive it.
+struct Avx2Loops;
+
+// The loops for one spec, chosen once for every block of an array. The spec's
+// spans must outlive it. Immutable once made: several threads may use one.
 class BlockLoops {
  public:
   explicit BlockLoops(const MomentSpec& spec);
@@ -86,30 +89,13 @@ class BlockLoops {
   BlockMoments offsets(const std::int32_t* cu_seqlens, std::size_t n, ExcessMoments* excess,
                        RemainderMoments* remainders) const;
 
-  // The multiply-add loops take specs of at most this many thresholds and
-  // pools (a model has a few), in at most kMaxPasses passes over a block.
-  static constexpr std::size_t kMaxThresholds = 8, kMaxPools = 8;
-  static constexpr std::size_t kMaxPasses = kMaxThresholds + kMaxPools + 1;
-  // What one of those passes computes besides the squares: up to two
-  // thresholds, one whole pool, and one pool selected by the pass's first
-  // threshold (indices into the spec, or -1 for none).
-  struct Pass {
-    std::size_t thresholds[2] = {0, 0};
-    int threshold_count = 0;
-    int whole = -1;
-    int selected = -1;
-  };
-
  private:
   template <typename Offset>
   BlockMoments offsets_of(const Offset* cu_seqlens, std::size_t n, ExcessMoments* excess,
                           RemainderMoments* remainders) const;
 
   MomentSpec spec_;
-  bool ifma_ = false;  // the multiply-add loops take the spec
-  bool avx2_ = false;  // the AVX2 loops take it: those run the blocks the former decline
-  Pass passes_[kMaxPasses];
-  std::size_t pass_count_ = 0;
+  const Avx2Loops* avx2_;  // null: the portable loops
 };
 
 }  // namespace trainflops

@@ -217,6 +217,18 @@ Result<FoundPeak> find_peak(std::string_view gpu, Dtype dtype) {
                " (trainflops gpus lists them), or give the peak with --peak-tflops / peak_tflops=");
 }
 
+std::string ChosenPeak::origin() const {
+  if (!found) return "--peak-tflops";
+  return std::string(found->peak.product) + ", " + std::string(dtype_name(dtype)) + ", dense";
+}
+
+Result<ChosenPeak> choose_peak(std::optional<double> peak_tflops, std::string_view gpu, Dtype dtype) {
+  if (peak_tflops) return ChosenPeak{*peak_tflops, dtype, std::nullopt};
+  if (gpu.empty()) return Error("--gpu is missing: give the GPU type (trainflops gpus lists them) or --peak-tflops");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FoundPeak found, find_peak(gpu, dtype));
+  return ChosenPeak{found.peak.dense_tflops, dtype, found};
+}
+
 Result<Utilization> utilization(const StepMeasurement& step) {
   TRAINFLOPS_RETURN_IF_ERROR(check_positive("model_flops", step.model_flops, ""));
   if (step.executed_flops) {

@@ -8,141 +8,220 @@
 namespace trainflops {
 namespace {
 
-// The weights of one layer part by component; every weight is used by every
-// token unless `active` says less (MoE experts).
-class Weights {
+// The parameters of one layer (or part of the model) by component and by
+// kind; every parameter is used by every token unless `active` says less
+// (MoE experts).
+class Parts {
  public:
-  void add(Component component, Int128 total) { add(component, total, total); }
-  void add(Component component, Int128 total, Int128 active) {
-    ParameterCount& count = counts_[static_cast<std::size_t>(component)];
-    count.total += total;
-    count.active += active;
-    present_[static_cast<std::size_t>(component)] = true;
+  // The weight of a product (the router's is kRouter, the others kWeight).
+  void weight(Component component, Int128 total) { weight(component, total, total); }
+  void weight(Component component, Int128 total, Int128 active) {
+    add_to(components_[static_cast<std::size_t>(component)], total, active);
+    component_present_[static_cast<std::size_t>(component)] = true;
+    add(component == Component::kMoeRouter ? ParameterKind::kRouter : ParameterKind::kWeight, total, active);
   }
-  // Adds `copies` times the weights of `other` (a layer that repeats).
-  void add(const Weights& other, std::int64_t copies = 1) {
+  // A parameter that is no product's weight.
+  void add(ParameterKind kind, Int128 total) { add(kind, total, total); }
+  void add(ParameterKind kind, Int128 total, Int128 active) {
+    add_to(kinds_[static_cast<std::size_t>(kind)], total, active);
+  }
+  // Adds `copies` times `other` (a layer that repeats).
+  void add(const Parts& other, std::int64_t copies = 1) {
     for (Component c : kAllComponents) {
       const auto i = static_cast<std::size_t>(c);
-      if (other.present_[i]) add(c, other.counts_[i].total * copies, other.counts_[i].active * copies);
+      if (other.component_present_[i]) {
+        add_to(components_[i], other.components_[i].total * copies, other.components_[i].active * copies);
+        component_present_[i] = true;
+      }
+    }
+    for (std::size_t i = 0; i < kinds_.size(); ++i) {
+      add_to(kinds_[i], other.kinds_[i].total * copies, other.kinds_[i].active * copies);
     }
   }
 
   ParameterCount sum() const {
     ParameterCount sum;
-    for (const ParameterCount& count : counts_) {
-      sum.total += count.total;
-      sum.active += count.active;
-    }
+    for (const ParameterCount& count : kinds_) add_to(sum, count.total, count.active);
     return sum;
   }
 
-  std::vector<ComponentParameters> list() const {
+  std::vector<ComponentParameters> components() const {
     std::vector<ComponentParameters> out;
     for (Component c : kAllComponents) {
       const auto i = static_cast<std::size_t>(c);
-      if (present_[i]) out.push_back({c, counts_[i]});
+      if (component_present_[i]) out.push_back({c, components_[i]});
+    }
+    return out;
+  }
+  std::vector<KindParameters> kinds() const {
+    std::vector<KindParameters> out;
+    for (ParameterKind kind : kAllParameterKinds) {
+      const ParameterCount& count = kinds_[static_cast<std::size_t>(kind)];
+      if (count.total != 0 || count.active != 0) out.push_back({kind, count});
     }
     return out;
   }
 
  private:
-  std::array<ParameterCount, kAllComponents.size()> counts_{};
-  std::array<bool, kAllComponents.size()> present_{};
+  static void add_to(ParameterCount& count, Int128 total, Int128 active) {
+    count.total += total;
+    count.active += active;
+  }
+  std::array<ParameterCount, kAllComponents.size()> components_{};
+  std::array<bool, kAllComponents.size()> component_present_{};
+  std::array<ParameterCount, std::size(kAllParameterKinds)> kinds_{};
+};
+
+// What every layer family reads besides its own sizes.
+struct Context {
+  Int128 h;
+  const ParameterLayout& layout;
+
+  // The parameters of one norm over `width` elements.
+  Int128 norm(Int128 width) const {
+    return layout.normalization == ParameterLayout::Normalization::kLayerNorm ? 2 * width : width;
+  }
 };
 
 Int128 gated_matrices(bool gated) { return gated ? 3 : 2; }
 
-void add_mixer(Weights& w, const GqaAttention& a, Int128 h) {
-  const Int128 n = a.num_heads, g = a.num_query_groups;
+// --- attention -------------------------------------------------------------
+
+void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
+  const Int128 h = c.h, n = a.num_heads, g = a.num_query_groups;
   // Without a head_dim: query width h, key/value width h g / n rounded down.
   const Int128 q = a.head_dim ? *a.head_dim * n : h;
   const Int128 kv = a.head_dim ? *a.head_dim * g : h * g / n;
   const Int128 gate = a.output_gate ? q : 0;
-  w.add(Component::kAttentionProjections, h * (q + 2 * kv + gate) + q * h);
+  p.weight(Component::kAttentionProjections, h * (q + 2 * kv + gate) + q * h);
+  const ParameterLayout& layout = c.layout;
+  if (layout.linear_biases || layout.qkv_biases) p.add(ParameterKind::kBias, q + 2 * kv + gate);
+  if (layout.linear_biases) p.add(ParameterKind::kBias, h);
+  switch (layout.qk_norm) {
+    case ParameterLayout::QkNorm::kNone: break;
+    case ParameterLayout::QkNorm::kPerHead: p.add(ParameterKind::kNorm, c.norm(2 * (q / n))); break;
+    case ParameterLayout::QkNorm::kAllHeads: p.add(ParameterKind::kNorm, c.norm(q + kv)); break;
+  }
+  if (layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
 }
 
-void add_mla(Weights& w, const MlaAttention& a, Int128 h) {
-  const Int128 n = a.num_heads, qk = a.qk_head_dim, rope = a.qk_pos_emb_head_dim, v = a.v_head_dim;
+void add_mla(Parts& p, const MlaAttention& a, const Context& c) {
+  const Int128 h = c.h, n = a.num_heads, qk = a.qk_head_dim, rope = a.qk_pos_emb_head_dim, v = a.v_head_dim;
+  const Int128 kv_lora = a.kv_lora_rank;
   const Int128 query = a.q_lora_rank ? h * *a.q_lora_rank + *a.q_lora_rank * n * (qk + rope) : h * n * (qk + rope);
-  const Int128 key_value = h * (a.kv_lora_rank + rope) + Int128{a.kv_lora_rank} * n * (qk + v);
-  w.add(Component::kAttentionProjections, query + key_value + n * v * h);
-}
-
-void add_mixer(Weights& w, const MlaAttention& a, Int128 h) { add_mla(w, a, h); }
-
-void add_mixer(Weights& w, const DsaAttention& a, Int128 h) {
-  add_mla(w, a.mla, h);
-  if (!a.runs_indexer) return;
-  const DsaIndexer& i = a.indexer;
-  const Int128 nh = i.num_heads, hd = i.head_dim;
-  const Int128 query_input = a.mla.q_lora_rank ? *a.mla.q_lora_rank : h;
-  w.add(Component::kIndexerProjections, query_input * nh * hd + h * hd + h * nh);
-  if (i.pool_size > 1) w.add(Component::kKpoolGate, h * hd);
-}
-
-void add_mixer(Weights& w, const CompressedSparseAttention& a, Int128 h) {
-  using Kind = CompressedSparseAttention::Kind;
-  const Int128 n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank, o_lora = a.o_lora_rank;
-  w.add(Component::kAttentionProjections,
-        h * q_lora + q_lora * n * dv + h * dv + n * dv * o_lora + Int128{a.o_groups} * o_lora * h);
-  if (a.kind == Kind::kCsa) {
-    const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
-    w.add(Component::kKvCompressor, 4 * h * dv);
-    w.add(Component::kIndexerProjections, 4 * h * hd + q_lora * nh * hd + h * nh);
-  } else if (a.kind == Kind::kHca) {
-    w.add(Component::kKvCompressor, 2 * h * dv);
+  const Int128 key_value = h * (kv_lora + rope) + kv_lora * n * (qk + v);
+  p.weight(Component::kAttentionProjections, query + key_value + n * v * h);
+  // The LoRA norms: the queries' latent (when there is one) and the keys' and values'.
+  p.add(ParameterKind::kNorm, c.norm((a.q_lora_rank ? *a.q_lora_rank : 0) + kv_lora));
+  if (c.layout.linear_biases) {
+    const Int128 query_outputs = a.q_lora_rank ? *a.q_lora_rank + n * (qk + rope) : n * (qk + rope);
+    p.add(ParameterKind::kBias, query_outputs + kv_lora + rope + n * (qk + v) + h);
   }
 }
 
-void add_mixer(Weights& w, const GatedDeltaNet& g, Int128 h) {
-  const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
+void add_mixer(Parts& p, const MlaAttention& a, const Context& c) { add_mla(p, a, c); }
+
+void add_mixer(Parts& p, const DsaAttention& a, const Context& c) {
+  add_mla(p, a.mla, c);
+  if (!a.runs_indexer) return;
+  const DsaIndexer& i = a.indexer;
+  const Int128 h = c.h, nh = i.num_heads, hd = i.head_dim;
+  const Int128 query_input = a.mla.q_lora_rank ? *a.mla.q_lora_rank : h;
+  p.weight(Component::kIndexerProjections, query_input * nh * hd + h * hd + h * nh);
+  p.add(ParameterKind::kNorm, 2 * hd);  // the keys' LayerNorm, whatever the model's norms
+  if (i.pool_size > 1) p.weight(Component::kKpoolGate, h * hd);
+}
+
+void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
+  using Kind = CompressedSparseAttention::Kind;
+  const Int128 h = c.h, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank, o_lora = a.o_lora_rank;
+  p.weight(Component::kAttentionProjections,
+           h * q_lora + q_lora * n * dv + h * dv + n * dv * o_lora + Int128{a.o_groups} * o_lora * h);
+  if (a.kind == Kind::kCsa) {
+    const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
+    p.weight(Component::kKvCompressor, 4 * h * dv);
+    p.weight(Component::kIndexerProjections, 4 * h * hd + q_lora * nh * hd + h * nh);
+  } else if (a.kind == Kind::kHca) {
+    p.weight(Component::kKvCompressor, 2 * h * dv);
+  }
+}
+
+// --- linear attention and state spaces --------------------------------------
+
+void add_mixer(Parts& p, const GatedDeltaNet& g, const Context& c) {
+  const Int128 h = c.h, qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
   const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
   const Int128 in = g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim
                                                                : 2 * qk_dim + 2 * v_dim + 2 * Int128{g.num_value_heads};
-  w.add(Component::kGatedDeltaNet, h * in + g.conv_kernel_dim * (2 * qk_dim + v_dim) + v_dim * h);
+  p.weight(Component::kGatedDeltaNet, h * in + g.conv_kernel_dim * (2 * qk_dim + v_dim) + v_dim * h);
+  p.add(ParameterKind::kPerHeadScalar, 2 * Int128{g.num_value_heads});  // A and the dt bias
+  p.add(ParameterKind::kNorm, g.value_head_dim);                        // the output norm, shared by the heads
 }
 
-void add_mixer(Weights& w, const Mamba2& m, Int128 h) {
-  const Int128 d = m.inner_dim, group_state = Int128{m.num_groups} * m.state_dim;
-  w.add(Component::kMamba,
-        h * (2 * d + 2 * group_state + m.num_heads) + kMambaConvKernel * (d + 2 * group_state) + d * h);
+void add_mixer(Parts& p, const Mamba2& m, const Context& c) {
+  const Int128 h = c.h, d = m.inner_dim, group_state = Int128{m.num_groups} * m.state_dim;
+  const Int128 conv_channels = d + 2 * group_state;
+  p.weight(Component::kMamba, h * (2 * d + 2 * group_state + m.num_heads) + kMambaConvKernel * conv_channels + d * h);
+  p.add(ParameterKind::kBias, conv_channels);                   // the convolution's
+  p.add(ParameterKind::kPerHeadScalar, 3 * Int128{m.num_heads});  // A, D and the dt bias
+  p.add(ParameterKind::kNorm, d);                               // the gated RMSNorm before the output projection
 }
 
-void add_mixer(Weights& w, const GatedDeltaProduct& g, Int128 h) {
-  const Int128 d = g.inner_dim, hh = g.num_householder, group_state = Int128{g.num_groups} * g.state_dim;
+void add_mixer(Parts& p, const GatedDeltaProduct& g, const Context& c) {
+  const Int128 h = c.h, d = g.inner_dim, hh = g.num_householder, group_state = Int128{g.num_groups} * g.state_dim;
   const Int128 in = (1 + hh) * (d + group_state + g.num_heads);
   const Int128 conv_channels = d * hh + group_state * (1 + hh);
-  w.add(Component::kGatedDeltaProduct, h * in + 4 * conv_channels + d * h);
+  p.weight(Component::kGatedDeltaProduct, h * in + 4 * conv_channels + d * h);
 }
 
-void add_channel_mixer(Weights& w, const DenseMlp& m, Int128 h) {
-  w.add(Component::kMlp, gated_matrices(m.gated) * h * m.ffn_hidden_size);
+// --- channel mixers ---------------------------------------------------------
+
+// One MLP's biases: its input projection's (twice the width when gated) and its output's.
+Int128 mlp_biases(bool gated, Int128 ffn, Int128 width) { return (gated ? 2 : 1) * ffn + width; }
+
+void add_channel_mixer(Parts& p, const DenseMlp& m, const Context& c) {
+  p.weight(Component::kMlp, gated_matrices(m.gated) * c.h * m.ffn_hidden_size);
+  if (c.layout.linear_biases) p.add(ParameterKind::kBias, mlp_biases(m.gated, m.ffn_hidden_size, c.h));
 }
 
-void add_channel_mixer(Weights& w, const Moe& m, Int128 h) {
-  const Int128 experts = *m.num_experts;  // checked by the caller
+void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
+  const Int128 h = c.h, experts = *m.num_experts;  // checked by the caller
   const Int128 width = m.latent_size ? *m.latent_size : h;
   const Int128 expert = gated_matrices(m.gated) * width * m.expert_ffn_hidden_size;
   const Int128 latent_projections = m.latent_size ? 2 * h * *m.latent_size : 0;
-  w.add(Component::kMoeRouted, experts * expert + latent_projections, m.topk * expert + latent_projections);
+  p.weight(Component::kMoeRouted, experts * expert + latent_projections, m.topk * expert + latent_projections);
   if (m.shared_expert_ffn_hidden_size) {
-    w.add(Component::kMoeShared, gated_matrices(m.gated) * h * *m.shared_expert_ffn_hidden_size);
+    p.weight(Component::kMoeShared, gated_matrices(m.gated) * h * *m.shared_expert_ffn_hidden_size);
   }
-  w.add(Component::kMoeRouter, h * experts);
+  p.weight(Component::kMoeRouter, h * experts);
+  const ParameterLayout& layout = c.layout;
+  if (layout.linear_biases) {
+    const Int128 one = mlp_biases(m.gated, m.expert_ffn_hidden_size, width);
+    p.add(ParameterKind::kBias, experts * one + experts, m.topk * one + experts);  // the experts', the router's
+    if (m.shared_expert_ffn_hidden_size) {
+      p.add(ParameterKind::kBias, mlp_biases(m.gated, *m.shared_expert_ffn_hidden_size, h));
+    }
+  }
+  if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts);
+  if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
 }
 
-Result<Weights> layer_weights(const std::string& path, const Layer& layer, Int128 h) {
-  Weights w;
+Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Context& c) {
+  Parts p;
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
-  // type without one does not compile.
-  if (layer.mixer) std::visit([&](const auto& mixer) { add_mixer(w, mixer, h); }, *layer.mixer);
+  // type without one does not compile. Each sublayer has its own input norm.
+  if (layer.mixer) {
+    std::visit([&](const auto& mixer) { add_mixer(p, mixer, c); }, *layer.mixer);
+    p.add(ParameterKind::kNorm, c.norm(c.h));
+  }
   if (layer.channel_mixer) {
     if (const auto* moe = std::get_if<Moe>(&*layer.channel_mixer); moe && !moe->num_experts) {
       return Error(path + ".channel_mixer.num_experts is missing: the total parameters count every expert");
     }
-    std::visit([&](const auto& mixer) { add_channel_mixer(w, mixer, h); }, *layer.channel_mixer);
+    std::visit([&](const auto& mixer) { add_channel_mixer(p, mixer, c); }, *layer.channel_mixer);
+    p.add(ParameterKind::kNorm, c.norm(c.h));
   }
-  return w;
+  return p;
 }
 
 void add_to(ParameterCount& sum, const ParameterCount& part) {
@@ -160,6 +239,38 @@ std::string printed(const char* format, double value) {
 
 ParameterCount ModelParameters::total() const {
   return sum({ParameterPart::kEmbedding, ParameterPart::kOutputLayer, ParameterPart::kDecoder, ParameterPart::kMtp});
+}
+
+std::string_view parameter_kind_name(ParameterKind kind) {
+  switch (kind) {
+    case ParameterKind::kWeight: return "weight";
+    case ParameterKind::kEmbeddingTable: return "embedding_table";
+    case ParameterKind::kRouter: return "router";
+    case ParameterKind::kNorm: return "norm";
+    case ParameterKind::kBias: return "bias";
+    case ParameterKind::kPerHeadScalar: return "per_head_scalar";
+    case ParameterKind::kExpertBias: return "expert_bias";
+    case ParameterKind::kGate: return "gate";
+  }
+  return "unknown";
+}
+
+bool costs_flops_per_token(ParameterKind kind) { return kind == ParameterKind::kWeight; }
+
+ParameterCount ModelParameters::costing_flops() const {
+  ParameterCount sum;
+  for (const KindParameters& part : kinds) {
+    if (costs_flops_per_token(part.kind)) add_to(sum, part.count);
+  }
+  return sum;
+}
+
+ParameterCount ModelParameters::not_costing_flops() const {
+  ParameterCount sum;
+  for (const KindParameters& part : kinds) {
+    if (!costs_flops_per_token(part.kind)) add_to(sum, part.count);
+  }
+  return sum;
 }
 
 ParameterCount ModelParameters::main_model() const {
@@ -186,38 +297,42 @@ namespace {
 // count_parameters(), with a row per layer when `rows`.
 Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  const Int128 h = model.hidden_size, table = h * model.vocab_size;
+  const Context c{model.hidden_size, model.parameter_layout};
+  const Int128 h = c.h, table = h * model.vocab_size;
+  const bool tied = model.parameter_layout.tied_embedding;
   ModelParameters out;
-  Weights all;
-  out.embedding = {table, 0};
+  Parts all;
+  // With a tied embedding every token multiplies by the whole table (the logits).
+  out.embedding = {table, tied ? table : 0};
+  all.add(ParameterKind::kEmbeddingTable, out.embedding.total, out.embedding.active);
   if (rows) {
     std::size_t count = 2 + model.layers.size();
     for (const LayerStack& depth : model.mtp_depths) count += 1 + depth.size();
     out.layers.reserve(count);
     out.layers.push_back({"embedding", "embedding", out.embedding});
   }
-  // Each distinct layer's weights once (an error names its first position),
-  // added once times the layers that repeat it; then a row per layer.
+  // Each distinct layer's parameters once (an error names its first
+  // position), added once times the layers that repeat it; then a row per layer.
   auto add_layers = [&](const std::string& path, const std::string& prefix, const LayerStack& layers,
                         ParameterCount& part) -> Status {
     struct Distinct {
-      std::optional<Weights> weights;
+      std::optional<Parts> parts;
       ParameterCount one;
       std::int64_t uses = 0;
     };
     std::vector<Distinct> distinct(layers.distinct().size());
     for (const LayerStack::Run& run : layers.runs()) {
       Distinct& known = distinct[run.layer];
-      if (!known.weights) {
-        TRAINFLOPS_ASSIGN_OR_RETURN(known.weights, layer_weights(path + "[" + std::to_string(run.start) + "]",
-                                                                 layers.distinct()[run.layer], h));
-        known.one = known.weights->sum();
+      if (!known.parts) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(known.parts, layer_parts(path + "[" + std::to_string(run.start) + "]",
+                                                             layers.distinct()[run.layer], c));
+        known.one = known.parts->sum();
       }
       known.uses += run.count;
     }
     for (const Distinct& known : distinct) {
-      if (!known.weights) continue;  // held but in no run: no layer has it
-      all.add(*known.weights, known.uses);
+      if (!known.parts) continue;  // held but in no run: no layer has it
+      all.add(*known.parts, known.uses);
       add_to(part, {known.one.total * known.uses, known.one.active * known.uses});
     }
     if (!rows) return Ok{};
@@ -234,23 +349,38 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
-    const ParameterCount projection{2 * h * h, 2 * h * h};
-    all.add(Component::kMtp, projection.total);
-    add_to(out.mtp, projection);
-    if (rows) out.layers.push_back({depth + ".projection", "projection", projection});
+    // The 2h -> h projection, the norms of its two inputs (the embedding and
+    // the hidden state) and the depth's final norm.
+    Parts projection;
+    projection.weight(Component::kMtp, 2 * h * h);
+    projection.add(ParameterKind::kNorm, 3 * c.norm(h));
+    all.add(projection);
+    add_to(out.mtp, projection.sum());
+    if (rows) out.layers.push_back({depth + ".projection", "projection", projection.sum()});
     TRAINFLOPS_RETURN_IF_ERROR(
         add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
   }
-  out.output_layer = {table, table};
-  all.add(Component::kLogits, table);
+  // The final norm and, unless it is the embedding table, the output layer.
+  Parts head;
+  head.add(ParameterKind::kNorm, c.norm(h));
+  if (!tied) head.weight(Component::kLogits, table);
+  all.add(head);
+  out.output_layer = head.sum();
   if (rows) out.layers.push_back({"output_layer", "output_layer", out.output_layer});
-  out.components = all.list();
+  out.components = all.components();
+  out.kinds = all.kinds();
   return out;
 }
 
 }  // namespace
 
 Result<ModelParameters> count_parameters(const Model& model) { return parameters_of(model, /*rows=*/true); }
+
+Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
+                                                     const ParameterLayout& layout) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts, layer_parts("layer", layer, Context{hidden_size, layout}));
+  return parts.kinds();
+}
 
 Result<ModelParameters> count_parameter_totals(const Model& model) { return parameters_of(model, /*rows=*/false); }
 

@@ -54,6 +54,18 @@ Moe moe(std::optional<std::int64_t> latent_size) {
              .gated = true};
 }
 
+// The weights of the decoder's products (the router's among them): the
+// components less the output layer.
+ParameterCount decoder_products(const ModelParameters& p) {
+  ParameterCount sum;
+  for (const ComponentParameters& part : p.components) {
+    if (part.component == Component::kLogits) continue;
+    sum.total += part.count.total;
+    sum.active += part.count.active;
+  }
+  return sum;
+}
+
 // Each layer type's weights, worked by hand at h = 64.
 TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
   using Kind = CompressedSparseAttention::Kind;
@@ -128,9 +140,86 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
     SCOPED_TRACE(c.name);
     const Result<ModelParameters> parameters = count_parameters(one_layer(c.layer));
     ASSERT_TRUE(parameters.ok()) << parameters.error().message();
-    EXPECT_EQ(to_decimal(parameters.value().decoder.total), std::to_string(c.total));
-    EXPECT_EQ(to_decimal(parameters.value().decoder.active), std::to_string(c.active));
+    const ParameterCount products = decoder_products(parameters.value());
+    EXPECT_EQ(to_decimal(products.total), std::to_string(c.total));
+    EXPECT_EQ(to_decimal(products.active), std::to_string(c.active));
   }
+}
+
+// The parameters besides the products' weights, worked by hand at h = 64:
+// each sublayer's input norm (64), and each family's own.
+TEST(ParametersTest, EveryLayerTypeCountsItsOtherParameters) {
+  using Normalization = ParameterLayout::Normalization;
+  using QkNorm = ParameterLayout::QkNorm;
+  const GqaAttention gqa{.num_heads = 4, .num_query_groups = 2, .head_dim = 16};
+  struct Case {
+    const char* name;
+    Layer layer;
+    ParameterLayout layout;
+    std::int64_t total, active;
+  };
+  const Case cases[] = {
+      {"gqa", {gqa, {}}, {}, 64, 64},
+      // LayerNorm: a weight and a bias
+      {"gqa layernorm", {gqa, {}}, {.normalization = Normalization::kLayerNorm}, 128, 128},
+      // q, k, v biases 64 + 2 x 32 (output 64 more with every projection's)
+      {"gqa qkv biases", {gqa, {}}, {.qkv_biases = true}, 64 + 128, 64 + 128},
+      {"gqa linear biases", {gqa, {}}, {.linear_biases = true}, 64 + 128 + 64, 64 + 128 + 64},
+      // q and k norms of head_dim 16, or of the 64 query and 32 key widths
+      {"gqa qk norm", {gqa, {}}, {.qk_norm = QkNorm::kPerHead}, 64 + 32, 64 + 32},
+      {"gqa qk norm all heads", {gqa, {}}, {.qk_norm = QkNorm::kAllHeads}, 64 + 96, 64 + 96},
+      {"gqa sinks", {gqa, {}}, {.attention_sinks = true}, 64 + 4, 64 + 4},
+      // q LoRA 16 and KV LoRA 8 norms
+      {"mla", {mla(16), {}}, {}, 64 + 24, 64 + 24},
+      {"mla no q lora", {mla(std::nullopt), {}}, {}, 64 + 8, 64 + 8},
+      // + the indexer's key LayerNorm, 2 x 4
+      {"dsa", {dsa(true, 1), {}}, {}, 64 + 24 + 8, 64 + 24 + 8},
+      {"dsa shared", {dsa(false, 1), {}}, {}, 64 + 24, 64 + 24},
+      // A and dt bias of 4 value heads, the output norm of 8
+      {"gdn",
+       {GatedDeltaNet{
+            .key_head_dim = 4, .value_head_dim = 8, .num_key_heads = 2, .num_value_heads = 4, .conv_kernel_dim = 3},
+        {}},
+       {},
+       64 + 8 + 8,
+       64 + 8 + 8},
+      // convolution bias 128 + 2 x 2 x 8, A, D, dt bias of 4 heads, norm 128
+      {"mamba2",
+       {Mamba2{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8}, {}},
+       {},
+       64 + 160 + 12 + 128,
+       64 + 160 + 12 + 128},
+      {"mlp", {{}, DenseMlp{.ffn_hidden_size = 96}}, {}, 64, 64},
+      // biases: 2 x 96 + 64
+      {"swiglu mlp biases", {{}, DenseMlp{.ffn_hidden_size = 96, .gated = true}}, {.linear_biases = true}, 64 + 256,
+       64 + 256},
+      {"moe", {{}, moe(std::nullopt)}, {}, 64, 64},
+      // 8 experts' 2 x 32 + 64 (2 active), the router's 8, the shared expert's 2 x 48 + 64
+      {"moe biases", {{}, moe(std::nullopt)}, {.linear_biases = true}, 64 + 1024 + 8 + 160, 64 + 256 + 8 + 160},
+      // latent experts: 2 x 32 + 16 each
+      {"moe latent biases", {{}, moe(16)}, {.linear_biases = true}, 64 + 640 + 8 + 160, 64 + 160 + 8 + 160},
+      {"moe expert bias and gate", {{}, moe(std::nullopt)}, {.expert_bias = true, .shared_expert_gate = true},
+       64 + 8 + 64, 64 + 8 + 64},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Model model = one_layer(c.layer);
+    model.parameter_layout = c.layout;
+    const ModelParameters p = count_parameters(model).value();
+    const ParameterCount products = decoder_products(p);
+    EXPECT_EQ(to_decimal(p.decoder.total - products.total), std::to_string(c.total));
+    EXPECT_EQ(to_decimal(p.decoder.active - products.active), std::to_string(c.active));
+  }
+}
+
+TEST(ParametersTest, TiedEmbeddingIsCountedOnce) {
+  Model model = one_layer({{}, DenseMlp{.ffn_hidden_size = 96}});
+  model.parameter_layout.tied_embedding = true;
+  const ModelParameters p = count_parameters(model).value();
+  EXPECT_EQ(p.embedding.total, 6400);
+  EXPECT_EQ(p.embedding.active, 6400);  // the logits multiply by all of it
+  EXPECT_EQ(p.output_layer.total, 64);  // the final norm alone
+  EXPECT_EQ(p.total().total, 6400 + 2 * 64 * 96 + 64 + 64);
 }
 
 TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {
@@ -140,18 +229,19 @@ TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {
   model.mtp_depths.push_back({model.layers[1]});
   const ModelParameters p = count_parameters(model).value();
   const Int128 attention = 12288, mlp = 18432, moe_total = 58880, moe_active = 22016, table = 6400, projection = 8192;
+  const Int128 norm = 64;  // RMSNorm: two per layer, three per MTP depth, the final one
   EXPECT_EQ(p.embedding.total, table);
   EXPECT_EQ(p.embedding.active, 0);
-  EXPECT_EQ(p.output_layer.total, table);
-  EXPECT_EQ(p.output_layer.active, table);
-  EXPECT_EQ(p.decoder.total, 2 * attention + mlp + moe_total);
-  EXPECT_EQ(p.decoder.active, 2 * attention + mlp + moe_active);
-  EXPECT_EQ(p.mtp.total, projection + attention + moe_total);
-  EXPECT_EQ(p.mtp.active, projection + attention + moe_active);
-  EXPECT_EQ(p.total().total, 2 * table + p.decoder.total + p.mtp.total);
-  EXPECT_EQ(p.total().active, table + p.decoder.active + p.mtp.active);
-  EXPECT_EQ(p.main_model().total, 2 * table + p.decoder.total);
-  EXPECT_EQ(p.main_model().active, table + p.decoder.active);
+  EXPECT_EQ(p.output_layer.total, table + norm);
+  EXPECT_EQ(p.output_layer.active, table + norm);
+  EXPECT_EQ(p.decoder.total, 2 * attention + mlp + moe_total + 4 * norm);
+  EXPECT_EQ(p.decoder.active, 2 * attention + mlp + moe_active + 4 * norm);
+  EXPECT_EQ(p.mtp.total, projection + attention + moe_total + 5 * norm);
+  EXPECT_EQ(p.mtp.active, projection + attention + moe_active + 5 * norm);
+  EXPECT_EQ(p.total().total, 2 * table + norm + p.decoder.total + p.mtp.total);
+  EXPECT_EQ(p.total().active, table + norm + p.decoder.active + p.mtp.active);
+  EXPECT_EQ(p.main_model().total, 2 * table + norm + p.decoder.total);
+  EXPECT_EQ(p.main_model().active, table + norm + p.decoder.active);
   const ParameterCount with_table = p.sum({ParameterPart::kEmbedding, ParameterPart::kDecoder}, true);
   EXPECT_EQ(with_table.active, table + p.decoder.active);
 
@@ -171,8 +261,22 @@ TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {
   }
   EXPECT_EQ(layer_sum.total, p.total().total);
   EXPECT_EQ(layer_sum.active, p.total().active);
-  EXPECT_EQ(component_sum.total + table, p.total().total);  // the embedding is apart
-  EXPECT_EQ(component_sum.active, p.total().active);
+  EXPECT_EQ(component_sum.total + table + 10 * norm, p.total().total);  // the embedding and the norms are apart
+  EXPECT_EQ(component_sum.active + 10 * norm, p.total().active);
+  ParameterCount kind_sum;
+  for (const KindParameters& part : p.kinds) {
+    kind_sum.total += part.count.total;
+    kind_sum.active += part.count.active;
+  }
+  EXPECT_EQ(kind_sum.total, p.total().total);
+  EXPECT_EQ(kind_sum.active, p.total().active);
+  ASSERT_EQ(p.kinds.size(), 4u);
+  EXPECT_EQ(p.kinds[2].kind, ParameterKind::kRouter);
+  EXPECT_EQ(p.kinds[2].count.total, 2 * 64 * 8);
+  EXPECT_EQ(p.kinds[3].kind, ParameterKind::kNorm);
+  EXPECT_EQ(p.kinds[3].count.total, 10 * norm);
+  EXPECT_EQ(p.costing_flops().total + p.not_costing_flops().total, p.total().total);
+  EXPECT_EQ(p.not_costing_flops().total, table + 2 * 64 * 8 + 10 * norm);
   ASSERT_EQ(p.components.size(), 7u);
   EXPECT_EQ(p.components[0].component, Component::kAttentionProjections);
   EXPECT_EQ(p.components[0].count.total, 3 * attention);
@@ -211,7 +315,12 @@ TEST(ParametersTest, ExecutedFlopsAreSixTimesActiveParameters) {
       }
     }
     const ModelParameters p = count_parameters(model).value();
-    const Int128 per_token = p.total().active + static_cast<Int128>(model.mtp_depths.size()) * p.output_layer.total;
+    Int128 router = 0;
+    for (const KindParameters& part : p.kinds) {
+      if (part.kind == ParameterKind::kRouter) router = part.count.active;
+    }
+    const Int128 per_token = p.costing_flops().active + router +
+                             static_cast<Int128>(model.mtp_depths.size()) * model.hidden_size * model.vocab_size;
     EXPECT_EQ(to_decimal(products), to_decimal(6 * per_token * report.tokens));
   }
 }

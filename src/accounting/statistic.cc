@@ -84,6 +84,8 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kTokens: return total_tokens;
     case StatisticKind::kCausalPairs: return squared_sum / 2;
     case StatisticKind::kTopkPairs: {
+      // Without tokens or squares Megatron-LM scales nothing (its scale is 1).
+      if (!(total_tokens > 0 && squared_sum > 0)) return squared_sum / 2;
       // Megatron-LM's sparse scale has no shortcut for a mean at or below
       // k: a fractional mean m then charges 1 - frac(m)^2 / m^2 of the pairs.
       const double attended = std::min(static_cast<double>(s.topk), std::floor(mean));
@@ -103,6 +105,7 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kPooledKeys:
     case StatisticKind::kChunkedPairs: break;
   }
+  if (!(total_tokens > 0 && squared_sum > 0)) return 0.0;  // no documents: no pairs
   const double floor_mean = std::floor(mean);
   const double weight = mean - floor_mean;
   // document_count() takes int64 lengths; past INT64_MAX (a mean near 2^63 or

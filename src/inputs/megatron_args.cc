@@ -535,6 +535,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   // same for every layer that has one).
   constexpr std::uint8_t kLinear = 1 << 0, kRunsIndexer = 1 << 1, kMoe = 1 << 2, kWindowed = 1 << 5;
   constexpr int kCompressionShift = 3;  // two bits
+  // The three fields do not overlap: the kinds below the compression kind's two
+  // bits, the window above them.
+  static_assert(static_cast<int>(CompressedSparseAttention::Kind::kHca) < 4);
+  static_assert((kLinear | kRunsIndexer | kMoe) < 1 << kCompressionShift);
+  static_assert(kWindowed >= 4 << kCompressionShift);
   LayerFlags kinds(layers + depths);
 
   // Channel mixers: MoE where moe_layer_freq marks a decoder layer; the MTP
@@ -649,6 +654,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   model.layers.reserve(std::min(runs, kUsualKeys), runs);
   constexpr std::size_t kNotBuilt = SIZE_MAX;
   std::array<std::size_t, 2 * kWindowed> built;  // per key: its index in the decoder's distinct layers
+  static_assert((kLinear | kRunsIndexer | kMoe | 3 << kCompressionShift | kWindowed) < built.size());
   built.fill(kNotBuilt);
   Layer layer;  // one for every layer built: build_layer() sets both its parts
   for (std::size_t i = 0; i < layers;) {
@@ -759,10 +765,39 @@ bool MegatronArgs::operator==(const MegatronArgs& other) const {
   return true;
 }
 
+namespace {
+
+// The parameters besides the products' weights; unset arguments read as the
+// presets' models have them (megatron_args.h).
+Result<ParameterLayout> parameter_layout(const MegatronArgs& a) {
+  ParameterLayout layout;
+  const std::string normalization = a.normalization.value_or("RMSNorm");
+  if (normalization == "LayerNorm") {
+    layout.normalization = ParameterLayout::Normalization::kLayerNorm;
+  } else if (normalization != "RMSNorm") {
+    return Error("normalization = \"" + normalization + "\": must be one of LayerNorm, RMSNorm");
+  }
+  const std::string softmax = a.softmax_type.value_or("vanilla");
+  if (softmax != "vanilla" && softmax != "off-by-one" && softmax != "learnable") {
+    return Error("softmax_type = \"" + softmax + "\": must be one of vanilla, off-by-one, learnable");
+  }
+  layout.attention_sinks = softmax == "learnable";
+  layout.qk_norm = flag(a.qk_layernorm) ? ParameterLayout::QkNorm::kPerHead : ParameterLayout::QkNorm::kNone;
+  layout.linear_biases = flag(a.add_bias_linear);
+  layout.qkv_biases = flag(a.add_qkv_bias);
+  layout.expert_bias = flag(a.moe_router_enable_expert_bias);
+  layout.shared_expert_gate = flag(a.moe_shared_expert_gate);
+  layout.tied_embedding = a.untie_embeddings_and_output_weights.has_value() && !*a.untie_embeddings_and_output_weights;
+  return layout;
+}
+
+}  // namespace
+
 Result<Model> model_from_megatron_args(const MegatronArgs& a) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.parameter_layout, parameter_layout(a));
   model.megatron_seq_length = a.seq_length;
   Result<Model> built =
       a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));

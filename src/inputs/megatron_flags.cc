@@ -65,6 +65,8 @@ constexpr std::string_view kTokenizerType = "--tokenizer-type";
 
 // The KPool tail is on unless switched off, as in Megatron-LM.
 constexpr std::string_view kNoDsaKpoolTail = "--no-dsa-kpool-tail";
+// Projections have biases unless switched off (add_bias_linear).
+constexpr std::string_view kDisableBiasLinear = "--disable-bias-linear";
 
 struct ExtraFlag {
   std::string_view flag;
@@ -513,6 +515,12 @@ std::optional<Status> read_relevant(const FlagUse& use, Tokens& tokens, Megatron
     if (status.ok()) args.dsa_kpool_tail = false;
     return status;
   }
+  if (use.name == kDisableBiasLinear) {
+    std::optional<bool> given;
+    Status status = read(use, tokens, given);
+    if (status.ok()) args.add_bias_linear = false;
+    return status;
+  }
   const std::string_view flag = use.name == kHybridOverridePattern ? kHybridLayerPattern : use.name;
   std::optional<Status> status;
   for_each_megatron_arg(args, [&](std::string_view name, auto& member) {
@@ -633,6 +641,9 @@ void set_default(std::optional<T>& member, V value) {
 // 002526d81b81f6ab534e93844f9a228709887494).
 void apply_parser_defaults(MegatronArgs& a) {
   set_default(a.dsa_kpool_tail, true);  // Megatron-LM's default: the KPool tail is attended
+  set_default(a.add_bias_linear, true);         // Megatron-LM's default: --disable-bias-linear switches it off
+  set_default(a.normalization, "LayerNorm");    // Megatron-LM's default: --normalization default='LayerNorm'
+  set_default(a.softmax_type, "vanilla");       // Megatron-LM's default: --softmax-type default='vanilla'
   for_each_megatron_arg(a, [](std::string_view, auto& member) {
     if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::optional<bool>>) {
       if (!member) member = false;  // every other switch is store_true

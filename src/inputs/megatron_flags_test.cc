@@ -613,6 +613,12 @@ TEST(MegatronFlagsKnownList, HoldsEveryUpstreamMemberFlag) {
     for (const char* branch_only : {"--dsa-indexer-grad-mode", "--dsa-kpool-size", "--dsa-kpool-tail"}) {
       if (flag == branch_only) return;
     }
+    // add_bias_linear is set by --disable-bias-linear (store_false) alone.
+    if (flag == "--add-bias-linear") {
+      EXPECT_EQ(find_megatron_known_flag(flag), nullptr);
+      EXPECT_NE(find_megatron_known_flag("--disable-bias-linear"), nullptr);
+      return;
+    }
     EXPECT_NE(find_megatron_known_flag(flag), nullptr) << flag;
   });
   EXPECT_GT(megatron_known_flags().size(), 900u);
@@ -660,7 +666,9 @@ TEST(MegatronFlagsEndToEnd, DeepSeekV3LikeScriptBuildsAModel) {
   const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(argv);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message();
   EXPECT_EQ(parsed.value().global_batch_size, 15360);
-  EXPECT_EQ(parsed.value().ignored.size(), 18u);  // --pipeline-model-parallel-size is read: it splits the stages
+  // --pipeline-model-parallel-size is read (it splits the stages), and so are
+  // the flags of the parameter layout.
+  EXPECT_EQ(parsed.value().ignored.size(), 14u);
   EXPECT_EQ(parsed.value().pipeline.stages, 16);
   EXPECT_EQ(parsed.value().ignored.front(), "--max-position-embeddings 163840");
   const Result<Model> model = model_from_megatron_args(parsed.value().args);
@@ -678,6 +686,37 @@ TEST(MegatronFlagsEndToEnd, DeepSeekV3LikeScriptBuildsAModel) {
   const auto& mla = std::get<MlaAttention>(*model.value().layers[0].mixer);
   EXPECT_EQ(mla.q_lora_rank, 1536);
   EXPECT_EQ(mla.kv_lora_rank, 512);
+}
+
+// Norms, biases and the tied embedding as Megatron-LM's parser has them:
+// LayerNorm, biases and a tied embedding unless the flags say otherwise.
+TEST(MegatronFlagsEndToEnd, ParameterLayoutFollowsMegatronLmDefaults) {
+  using Normalization = ParameterLayout::Normalization;
+  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 1000 ";
+  const std::pair<std::string, ParameterLayout> cases[] = {
+      {"", {.normalization = Normalization::kLayerNorm, .linear_biases = true, .tied_embedding = true}},
+      {"--normalization RMSNorm --disable-bias-linear --untie-embeddings-and-output-weights", {}},
+      {"--disable-bias-linear --add-qkv-bias --qk-layernorm --softmax-type learnable",
+       {.normalization = Normalization::kLayerNorm,
+        .qk_norm = ParameterLayout::QkNorm::kPerHead,
+        .qkv_biases = true,
+        .attention_sinks = true,
+        .tied_embedding = true}},
+      {"--normalization RMSNorm --softmax-type off-by-one --moe-router-enable-expert-bias --moe-shared-expert-gate",
+       {.linear_biases = true, .expert_bias = true, .shared_expert_gate = true, .tied_embedding = true}},
+  };
+  for (const auto& [flags, layout] : cases) {
+    SCOPED_TRACE(flags);
+    const Result<ParsedMegatronFlags> parsed = parse_megatron_flags(words(base + flags));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+    const Result<Model> model = model_from_megatron_args(parsed.value().args);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    EXPECT_EQ(model.value().parameter_layout, layout);
+  }
+  const Result<ParsedMegatronFlags> wrong = parse_megatron_flags(words(base + "--normalization BatchNorm"));
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_EQ(model_from_megatron_args(wrong.value().args).error().message(),
+            "normalization = \"BatchNorm\": must be one of LayerNorm, RMSNorm");
 }
 
 // The model a few flags describe, or the error building it.

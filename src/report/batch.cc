@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "accounting/megatron_total.h"
 #include "inputs/batch_record.h"
 #include "trainflops/model_input.h"
 #include "trainflops/workload_input.h"
@@ -36,12 +35,7 @@ BatchAnswer answer_batch_line(std::string_view line, std::int64_t line_number) {
   const Result<CountRequest> request = parse_count_request(line);
   if (!request.ok()) return fail(request.error());
   const CountRequest& r = request.value();
-  // Megatron mode needs no counter (its breakdown into rows and terms): the
-  // total alone, as the Python drop-in computes it, of the model the resolver validated.
   const auto total = [&r]() -> Result<Flops> {
-    if (r.mode == Mode::kMegatron && r.recompute == Recompute::kNone) {
-      return megatron_total_of_valid_model(r.model, r.workload);
-    }
     TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(r.model, r.mode, r.recompute));
     return counter.total(r.workload);
   };

@@ -62,6 +62,14 @@ std::string render_table(const Comparison& c) {
     }
     out += "  " + pad_right("total", 70) + pad_left(signed_decimal(*f.flops - c.model_flops), 24) + "\n";
   }
+  bool recipe_heading = false;
+  for (const FrameworkCount& f : c.frameworks) {
+    for (const std::string& difference : f.recipe_differences) {
+      if (!recipe_heading) out += "\nrecipe differences (the numbers above are for this model, the recipe aligned):\n";
+      recipe_heading = true;
+      out += "  " + std::string(framework_title(f.framework)) + ": " + difference + "\n";
+    }
+  }
   return out;
 }
 
@@ -82,6 +90,7 @@ std::string render_json(const Comparison& c) {
             {{"convention", convention_name(d.kind)}, {"choice", d.choice}, {"exact", to_decimal(d.flops)}});
       }
       entry["differences"] = differences;
+      if (!f.recipe_differences.empty()) entry["recipe_differences"] = f.recipe_differences;
     } else {
       entry["flops"] = nullptr;
       entry["reason"] = f.reason;

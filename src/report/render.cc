@@ -123,7 +123,9 @@ std::string render_table(const Report& report, LayerRows layers) {
     const ParameterSummary& p = *report.parameters;
     const double model = report.model_total ? report.model_total->value : total;
     out += "parameters " + format_parameters(p.total) + " total, " + format_parameters(p.active) +
-           " active per token, " + format_parameters(p.embedding) + " embedding\n";
+           " active per token, " + format_parameters(p.embedding) + " embedding; " +
+           format_parameters(p.costing_flops) + " cost FLOPs per token, " + format_parameters(p.not_costing_flops) +
+           " do not\n";
     out += "6 N D      " + format_flops(to_double(p.six_n_d)) + " FLOPs  (6 x active x tokens; " +
            (report.model_total ? "model" : "total") +
            " / 6 N D = " + printf_string("%.4f", model / to_double(p.six_n_d)) + ")\n";
@@ -181,6 +183,8 @@ ordered_json report_json(const Report& report) {
     out["parameters"] = {{"total", to_decimal(p.total)},
                          {"active", to_decimal(p.active)},
                          {"embedding", to_decimal(p.embedding)},
+                         {"costing_flops", to_decimal(p.costing_flops)},
+                         {"not_costing_flops", to_decimal(p.not_costing_flops)},
                          {"six_n_d", to_decimal(p.six_n_d)}};
   }
   out["breakdown"] = breakdown_json(report.components, total);
@@ -245,7 +249,8 @@ std::string render_csv(const Report& report) {
   if (report.parameters) {
     const ParameterSummary& p = *report.parameters;
     for (const auto& [name, count] :
-         {std::pair{"total", p.total}, std::pair{"active", p.active}, std::pair{"embedding", p.embedding}}) {
+         {std::pair{"total", p.total}, std::pair{"active", p.active}, std::pair{"embedding", p.embedding},
+          std::pair{"costing_flops", p.costing_flops}, std::pair{"not_costing_flops", p.not_costing_flops}}) {
       out += "parameters,,," + std::string(name) + ",," + to_decimal(count) + ",\n";
     }
     out += csv_row("six_n_d", "", "", "total", Flops{to_double(p.six_n_d), p.six_n_d}, total);

@@ -33,11 +33,14 @@ TEST(RenderTest, JsonFollowsTheDocumentedSchema) {
   EXPECT_EQ(json["per_token"]["flops"].get<double>(), report.per_token);
   // By hand: embedding and output layer 100 x 64 each; attention 4 x 64 x 64
   // per layer; the MLP 2 x 64 x 128; MoE 8 experts of 2 x 64 x 32, the shared
-  // expert 2 x 64 x 32, the router 64 x 8, of which a token uses 2 experts.
-  EXPECT_EQ(json["parameters"]["total"], "206848");
-  EXPECT_EQ(json["parameters"]["active"], "126720");
+  // expert 2 x 64 x 32, the router 64 x 8, of which a token uses 2 experts;
+  // 2 RMSNorms of 64 per layer and the final one (576).
+  EXPECT_EQ(json["parameters"]["total"], "207424");
+  EXPECT_EQ(json["parameters"]["active"], "127296");
   EXPECT_EQ(json["parameters"]["embedding"], "6400");
-  EXPECT_EQ(json["parameters"]["six_n_d"], "12165120");  // 6 x 126720 x 16 tokens
+  EXPECT_EQ(json["parameters"]["costing_flops"], "198912");     // less the table, the routers and the norms
+  EXPECT_EQ(json["parameters"]["not_costing_flops"], "8512");   // 6400 + 3 x 512 + 576
+  EXPECT_EQ(json["parameters"]["six_n_d"], "12220416");  // 6 x 127296 x 16 tokens
   std::vector<std::string> components;
   for (const auto& [name, part] : json["breakdown"].items()) components.push_back(name);
   EXPECT_EQ(components, (std::vector<std::string>{"attention_projections", "core_attention", "mlp", "moe_routed",
@@ -68,16 +71,18 @@ TEST(RenderTest, CsvHasOneRowPerComponentAndLayerPart) {
   EXPECT_EQ(lines[1].rfind("total,,,total,", 0), 0u);
   EXPECT_NE(lines[1].find("," + to_decimal(*report.total.exact) + ",1"), std::string::npos) << lines[1];
   EXPECT_EQ(lines[2].rfind("per_token,,,total,", 0), 0u);
-  EXPECT_EQ(lines[3], "parameters,,,total,,206848,");
-  EXPECT_EQ(lines[4], "parameters,,,active,,126720,");
+  EXPECT_EQ(lines[3], "parameters,,,total,,207424,");
+  EXPECT_EQ(lines[4], "parameters,,,active,,127296,");
   EXPECT_EQ(lines[5], "parameters,,,embedding,,6400,");
-  EXPECT_EQ(lines[6].rfind("six_n_d,,,total,12165120,12165120,", 0), 0u) << lines[6];
-  // header + total + per token + 3 parameters + 6 N D + 6 components + layer
+  EXPECT_EQ(lines[6], "parameters,,,costing_flops,,198912,");
+  EXPECT_EQ(lines[7], "parameters,,,not_costing_flops,,8512,");
+  EXPECT_EQ(lines[8].rfind("six_n_d,,,total,12220416,12220416,", 0), 0u) << lines[8];
+  // header + total + per token + 5 parameters + 6 N D + 6 components + layer
   // rows (total + parts each).
   std::size_t layer_rows = 0;
   for (const auto& layer : report.layers) layer_rows += 1 + layer.components.size();
-  EXPECT_EQ(lines.size(), 3 + 4 + 6 + layer_rows);
-  EXPECT_EQ(lines[13].rfind("layer,decoder.1,gqa+mlp,total,", 0), 0u);
+  EXPECT_EQ(lines.size(), 3 + 6 + 6 + layer_rows);
+  EXPECT_EQ(lines[15].rfind("layer,decoder.1,gqa+mlp,total,", 0), 0u);
 }
 
 TEST(RenderTest, TableCollapsesIdenticalLayers) {
@@ -89,9 +94,11 @@ TEST(RenderTest, TableCollapsesIdenticalLayers) {
   EXPECT_NE(table.find("\ndecoder.2-4         gqa+moe            3   2.8109e+06   68.8%\n"), std::string::npos)
       << table;
   EXPECT_NE(table.find("\nexact      "), std::string::npos);
-  EXPECT_NE(table.find("\nparameters 207K total, 127K active per token, 6.40K embedding\n"), std::string::npos)
+  EXPECT_NE(table.find("\nparameters 207K total, 127K active per token, 6.40K embedding; 199K cost FLOPs per "
+                       "token, 8.51K do not\n"),
+            std::string::npos)
       << table;
-  EXPECT_NE(table.find("\n6 N D      1.2165e+07 FLOPs  (6 x active x tokens; total / 6 N D = "), std::string::npos)
+  EXPECT_NE(table.find("\n6 N D      1.2220e+07 FLOPs  (6 x active x tokens; total / 6 N D = "), std::string::npos)
       << table;
 }
 

@@ -15,37 +15,19 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr double kSecondsPerDay = 86400;
-
 // The text of a JSON value that nlohmann writes: invalid UTF-8 replaced.
 std::string text_of(const ordered_json& value) {
   return value.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-// The peak of one GPU: "peak-tflops", else the table's entry for "gpu" and
-// "dtype", with what an ambiguous name was taken as.
-struct Peak {
-  double tflops = 0;
-  ordered_json json;
-};
-
-Result<Peak> read_peak(const Options& options) {
+// The peak of one GPU: "peak-tflops", else the table's entry for "gpu" and "dtype".
+Result<ChosenPeak> read_peak(const Options& options) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Dtype dtype, parse_dtype(option(options, "dtype").value_or("bf16")));
+  std::optional<double> tflops;
   if (option(options, "peak-tflops")) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(const double tflops, read_number(options, "peak-tflops"));
-    return Peak{tflops, {{"tflops", tflops}}};
+    TRAINFLOPS_ASSIGN_OR_RETURN(tflops, read_number(options, "peak-tflops"));
   }
-  const std::optional<std::string> gpu = option(options, "gpu");
-  if (!gpu) return Error("--gpu is missing: give the GPU type (trainflops gpus lists them) or --peak-tflops");
-  TRAINFLOPS_ASSIGN_OR_RETURN(const FoundPeak found, find_peak(*gpu, dtype));
-  const PeakThroughput& p = found.peak;
-  ordered_json json = {{"tflops", p.dense_tflops},
-                       {"gpu", p.gpu},
-                       {"product", p.product},
-                       {"dtype", dtype_name(dtype)},
-                       {"source", p.source}};
-  if (!found.assumed.empty()) json["assumed"] = found.assumed;
-  return Peak{p.dense_tflops, std::move(json)};
+  return choose_peak(tflops, option(options, "gpu").value_or(""), dtype);
 }
 
 Result<std::int64_t> read_num_gpus(const Options& options) {
@@ -99,7 +81,7 @@ Result<std::string> plan_view(const Options& options) {
   if (mode == Mode::kExecuted) {
     return Error("--mode = \"executed\": a plan counts model FLOPs, as MFU does: megatron or model");
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Peak peak, read_peak(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, read_peak(options));
   const std::optional<std::string> mfu = option(options, "mfu");
   if (!mfu) return Error("--mfu is missing: the utilization the run sustains, e.g. 0.4 or 40%");
   Cluster cluster;
@@ -125,38 +107,12 @@ Result<std::string> plan_view(const Options& options) {
     return Error("the global batch is missing: give --global-batch-size (sequences per iteration)");
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(const RunPlan plan, plan_run(counter, {stage}, batch, cluster));
-  ordered_json out;
-  out["mode"] = mode_name(mode);
-  out["model"] = summarize(source.model);
-  out["cluster"] = {{"num_gpus", cluster.num_gpus},
-                    {"peak", peak.json},
-                    {"mfu", cluster.mfu},
-                    {"sustained_flops_per_s", plan.sustained_flops_per_s}};
-  if (cluster.price_per_gpu_hour) out["cluster"]["price_per_gpu_hour"] = *cluster.price_per_gpu_hour;
-  const StagePlan& s = plan.stages.front();
-  out["stages"] = ordered_json::array({{{"seq_length", s.seq_length},
-                                        {"sequences_per_iteration", s.sequences},
-                                        {"tokens_asked", to_decimal(s.tokens_asked)},
-                                        {"tokens", to_decimal(s.tokens)},
-                                        {"iterations", to_decimal(s.iterations)},
-                                        {"flops_per_iteration", s.flops_per_iteration.value},
-                                        {"flops", s.flops},
-                                        {"seconds", s.seconds},
-                                        {"days", s.seconds / kSecondsPerDay},
-                                        {"gpu_hours", s.gpu_hours}}});
-  if (s.cost) out["stages"][0]["cost"] = *s.cost;
-  out["total"] = {{"tokens", to_decimal(plan.tokens)},
-                  {"flops", plan.flops},
-                  {"seconds", plan.seconds},
-                  {"days", plan.seconds / kSecondsPerDay},
-                  {"gpu_hours", plan.gpu_hours}};
-  if (plan.cost) out["total"]["cost"] = *plan.cost;
-  return text_of(out);
+  return render_plan_json(plan, cluster, peak, mode, summarize(source.model));
 }
 
 Result<std::string> mfu_view(const Options& options, const std::vector<std::int64_t>* cu_seqlens) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, read_mode(options));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Peak peak, read_peak(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, read_peak(options));
   if (!option(options, "step-time")) return Error("the step time is missing: give --step-time (seconds per iteration)");
   TRAINFLOPS_ASSIGN_OR_RETURN(const double step_time_s, read_number(options, "step-time"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t num_gpus, read_num_gpus(options));
@@ -169,23 +125,7 @@ Result<std::string> mfu_view(const Options& options, const std::vector<std::int6
   const std::optional<double> executed = report.model_total ? std::optional<double>(report.total.value) : std::nullopt;
   const StepMeasurement step{model_flops, executed, step_time_s, num_gpus, peak.tflops};
   TRAINFLOPS_ASSIGN_OR_RETURN(const Utilization use, utilization(step));
-  ordered_json out;
-  out["mode"] = mode_name(mode);
-  out["model"] = report.model;
-  out["workload"] = {{"description", report.workload}, {"tokens", to_decimal(report.tokens)}};
-  out["flops"] = model_flops;
-  out["step_time_s"] = step.step_time_s;
-  out["num_gpus"] = step.num_gpus;
-  out["tokens_per_second"] = to_double(report.tokens) / step.step_time_s;
-  out["peak"] = peak.json;
-  out["tflops_per_gpu"] = use.tflops_per_gpu;
-  out["mfu"] = use.mfu;
-  if (use.hfu) {
-    out["executed_flops"] = *executed;
-    out["executed_tflops_per_gpu"] = *use.executed_tflops_per_gpu;
-    out["hfu"] = *use.hfu;
-  }
-  return text_of(out);
+  return render_mfu_json(report, step, use, peak, std::nullopt);
 }
 
 std::string catalog() {
