@@ -28,7 +28,7 @@ int run_batch() {
   std::int64_t number = 0;
   std::string line;
   for (;;) {
-    LineReader::Status status;
+    LineReader::Status status = LineReader::Status::kEnd;
     try {
       status = reader.next(line);
     } catch (const std::bad_alloc&) {
