@@ -6,9 +6,10 @@
 #   make test       builds everything (the web page too), runs every ctest
 #                   entry (unit, reference vectors, command line, install,
 #                   Python, PyTorch validation, the commands the docs show, the
-#                   page in Chromium), then the unit tests under
-#                   AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)
-#                   and under ThreadSanitizer (build-tsan/); its build treats
+#                   page in Chromium), then the unit tests and the command
+#                   line on hostile input under AddressSanitizer and
+#                   UndefinedBehaviorSanitizer (build-asan/), and the unit
+#                   tests under ThreadSanitizer (build-tsan/); its build treats
 #                   compiler warnings as errors
 #   make web        the web page: the library in WebAssembly (Debian's
 #                   emscripten, build/web-wasm/) and its static page (build/web/)
@@ -65,10 +66,14 @@ test: build test-sanitizers test-tsan web
 test-sanitizers: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF $(CCACHE) \
 	  "-DCMAKE_CXX_FLAGS=$(SANITIZE_FLAGS)" > /dev/null
-	@cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target trainflops_tests
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target trainflops_tests trainflops_cli_tests
 	@echo "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer:"
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SANITIZE_BUILD)/trainflops_tests --gtest_brief=1
+	@echo "the command line and batch on hostile input, under the same sanitizers:"
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(SANITIZE_BUILD)/trainflops_cli_tests --gtest_brief=1 \
+	  --gtest_filter='HostileInputTest.*:CliTest.HostileInputsAreErrorsNotCrashes:CliTest.BatchKeepsGoingAfterABadRecord'
 
 # The unit tests under ThreadSanitizer, the threads tests (ThreadsTest.*) among
 # them: any data race they meet fails the run.

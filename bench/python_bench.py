@@ -18,6 +18,9 @@
   parses the same lines and calls Megatron-LM's function on each;
 - `trainflops sweep` over 10,000 context lengths, whole process, beside a
   Python process that calls Megatron-LM's function for each length;
+- `trainflops count --cu-seqlens` on a .npy of 10 million documents (80 MB),
+  whole process, its time and peak memory beside a Python process that
+  loads the file with NumPy and sums it (what a user would run instead);
 - `import trainflops`, timed inside fresh interpreters, beside the time of
   `python3 -c pass`;
 - SeqStats.add_cu_seqlens over the same million documents as the C++
@@ -126,6 +129,54 @@ def sweep_rows(checkout):
              "whole process, 10k lengths", ""),
             ("trainflops sweep, 10k lengths, whole process", measured,
              "%.2fx the Megatron-LM loop's time" % (ours / loop), "<= 1 us/length")]
+
+
+def process_seconds_and_peak(command, repeat=7):
+    """The median wall time of `command` as a fresh process and its largest peak resident memory (bytes)."""
+    times, peak = [], 0
+    for _ in range(repeat):
+        start = timeit.default_timer()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        times.append(timeit.default_timer() - start)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise subprocess.CalledProcessError(child.returncode, command)
+        peak = max(peak, usage.ru_maxrss * 1024)
+    return sorted(times)[repeat // 2], peak
+
+
+NUMPY_SUM = """
+import sys
+import numpy as np
+offsets = np.load(sys.argv[1])
+print(int(offsets[-1]), int(offsets.sum()))
+"""
+
+
+def cu_seqlens_file_rows():
+    """`trainflops count --cu-seqlens` on 10M documents beside NumPy loading and summing the same file."""
+    cli = os.environ.get("TRAINFLOPS_CLI")
+    if not cli:
+        return [("trainflops count --cu-seqlens, 10M docs", "not measured", "set TRAINFLOPS_CLI to the command line",
+                 "")]
+    rng = np.random.default_rng(20260102)
+    offsets = np.concatenate([[0], np.cumsum(rng.integers(0, 4001, size=10_000_000))]).astype(np.int64)
+    with tempfile.NamedTemporaryFile(suffix=".npy", delete=False) as f:
+        np.save(f, offsets)
+    try:
+        size = os.path.getsize(f.name)
+        ours, our_peak = process_seconds_and_peak(
+            [cli, "count", "--preset", "glm-5", "--cu-seqlens", f.name, "--format", "json"])
+        theirs, their_peak = process_seconds_and_peak([sys.executable, "-c", NUMPY_SUM, f.name])
+        return [("python3: numpy.load + sum, 10M-doc .npy", "%.0f ms" % (theirs * 1e3),
+                 "whole process, peak %.0f MB, file %.0f MB" % (their_peak / 1e6, size / 1e6), ""),
+                ("trainflops count --cu-seqlens, 10M-doc .npy", "%.0f ms" % (ours * 1e3),
+                 "%.2fx numpy's time; peak %.0f MB = %.2f x the file" % (ours / theirs, our_peak / 1e6,
+                                                                         our_peak / size),
+                 "<= 1x numpy, peak < 0.5 x file")]
+    finally:
+        os.unlink(f.name)
 
 
 def batch_rows(args, checkout):
@@ -293,6 +344,7 @@ def main():
     rows = drop_in_rows(args, megatron)
 
     rows.extend(batch_rows(args, checkout))
+    rows.extend(cu_seqlens_file_rows())
     rows.extend(sweep_rows(checkout))
 
     imported = import_seconds()

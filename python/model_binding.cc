@@ -11,7 +11,6 @@
 #include "trainflops/megatron_args.h"
 #include "trainflops/megatron_flags.h"
 #include "trainflops/model_input.h"
-#include "trainflops/native_config.h"
 
 namespace trainflops::python {
 namespace {
@@ -52,10 +51,10 @@ std::shared_ptr<PyModel> from_named_values(Lookup lookup) {
 std::shared_ptr<PyModel> from_file(const std::string& path) {
   const std::string text = value_or_throw(read_input_file(path, kMaxConfigFileBytes));
   const Result<nlohmann::json> object = parse_json<nlohmann::json>(text, JsonComments::kAllowed);
-  auto result = std::make_shared<PyModel>();
   if (!object.ok() || !object.value().is_object() || object.value().contains("layers")) {
-    result->model = value_or_throw(read_native_config(path));  // its errors name the path and the field
-    return result;
+    ModelInput config;
+    config.config_file = path;  // its errors name the path and the field
+    return from_input(config);
   }
   Result<ParsedMegatronArgs> parsed = megatron_args_from_json(object.value());
   if (!parsed.ok()) throw ErrorException(parsed.error().context(path).message());
@@ -124,6 +123,7 @@ std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args) {
   }
   ModelInput input;
   input.megatron_args = args;
+  input.megatron_parity = true;  // as Megatron-LM's training loop passes them to its function
   std::shared_ptr<PyModel> model = from_input(input);
   if (recent->size() == kRecent) recent->erase(recent->begin());
   recent->push_back({args, model});
@@ -143,9 +143,9 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   if (PyDict_Check(spec.ptr())) {
     const py::dict dict = py::reinterpret_borrow<py::dict>(spec);
     if (dict.contains("layers")) {
-      auto result = std::make_shared<PyModel>();
-      result->model = value_or_throw(parse_native_config(json_from(dict, "config").dump()));
-      return result;
+      ModelInput config;
+      config.config_json = json_from(dict, "config").dump();
+      return from_input(config);
     }
     auto result = from_named_values([&](const py::str& name) {
       PyObject* value = PyDict_GetItemWithError(dict.ptr(), name.ptr());

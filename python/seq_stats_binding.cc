@@ -47,7 +47,8 @@ the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
           },
           py::arg("lengths"), "Adds documents by their lengths (>= 0). On error nothing is added.")
       .def("vector", &SeqStats::vector,
-           "The state: a list of int64, three lanes per statistic; sum it over ranks with all_reduce(SUM).")
+           "The state: a list of int64, the ranks summed, the sum of their model fingerprints, then three lanes per "
+           "statistic; sum it over ranks with all_reduce(SUM).")
       .def(
           "set_vector",
           [](SeqStats& self, py::handle summed) {

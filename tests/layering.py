@@ -31,9 +31,10 @@ FRONT_END_EXCEPTIONS = {
     ("python/convert.cc", "base/json_text.h"):
         "reads JSON text with the library's limits and messages, which no public header offers",
     ("python/model_binding.cc", "base/json_text.h"):
-        "reads Megatron-LM arguments given as JSON text, which no public header offers",
+        "tells a JSON file of Megatron-LM arguments from a trainflops config before resolve_model reads it",
     ("python/model_binding.cc", "inputs/megatron_args_json.h"):
-        "reads Megatron-LM arguments from a Python dict as JSON, not yet behind resolve_model",
+        "turns Python values that are not plain (NumPy scalars, tensors) into Megatron-LM arguments through "
+        "their JSON form, before resolve_model builds the model from them",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 LIBRARY_HEADER = re.compile(r"(trainflops|base|model|accounting|inputs|report)/(\w+)\.h")

@@ -14,10 +14,12 @@ namespace trainflops::cli {
 
 // Exit status of a run: 0 success; 1 `batch` answered at least one line with
 // an error; 2 invalid input (nothing on stdout then); 3 the output could not
-// be written (a full disk, a closed pipe).
+// be written (a full disk, a closed pipe); 4 the input could not be read
+// (stdin a directory or closed, out of memory).
 inline constexpr int kSomeRecordsFailed = 1;
 inline constexpr int kBadInput = 2;
 inline constexpr int kCannotWrite = 3;
+inline constexpr int kCannotRead = 4;
 
 // Runs a parsed subcommand. `after_dashes` holds the words after the first
 // `--` of the command line, which CLI11 never sees (it would rewrite values

@@ -23,10 +23,9 @@ Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const LayerRows layers, parse_layer_rows(o.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
   TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout,
                               pipeline_layout(source.model, o.pipeline.given() ? o.pipeline : source.pipeline));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count_workload(o.workload, source, mode, recompute));
   if (layout.chunks.empty()) return render(report, format, layers);
   // Parameters per stage where they can be counted (an MoE layer without
   // num_experts has no total).

@@ -51,13 +51,15 @@ Result<std::string> run_mfu(MfuOptions o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const ChosenPeak peak, peak_from_options(o.peak));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<MegatronLogIteration> log, read_log(o));
   // The log's global batch size is the workload's, unless the options give one.
-  if (log && log->global_batch_size && !o.workload.global_batch_size) {
+  const WorkloadOptions& w = o.workload;
+  const bool workload_given = w.global_batch_size || !w.docs.empty() || !w.cu_seqlens_file.empty() ||
+                              w.total_real_tokens || w.seqlen_squared_sum;
+  if (log && log->global_batch_size && !workload_given) {
     o.workload.global_batch_size = std::to_string(*log->global_batch_size);
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, load_workload(o.workload, source));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count_workload(o.workload, source, mode, recompute));
   // Executed mode counts both numerators: the model total (MFU) and the executed one (HFU).
   if (report.model_total && o.executed_flops) {
     return Error("--executed-flops: executed mode counts them; give one or the other");
@@ -70,6 +72,11 @@ Result<std::string> run_mfu(MfuOptions o) {
     step_time_s = to_double(report.tokens) / *o.tokens_per_second;
   }
   const double model_flops = report.model_total ? report.model_total->value : report.total.value;
+  if (o.executed_flops && *o.executed_flops < model_flops) {
+    return Error("--executed-flops = " + printed("%g", *o.executed_flops) + ": below the " +
+                 printed("%.4e", model_flops) + " model FLOPs of the iteration, which the hardware executes at least "
+                 "(recomputation adds to them)");
+  }
   const std::optional<double> executed = report.model_total ? report.total.value : o.executed_flops;
   const StepMeasurement step{model_flops, executed, step_time_s, *o.num_gpus, peak.tflops};
   TRAINFLOPS_ASSIGN_OR_RETURN(const Utilization use, utilization(step));

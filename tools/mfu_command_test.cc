@@ -85,6 +85,10 @@ TEST(MfuCommandTest, BadInputExitsTwoWithAMessage) {
       {"--step-time 1 --num-gpus 0 --gpu h100-sxm " + kModel, "trainflops: num_gpus = 0: must be >= 1\n"},
       {"--step-time 1 --num-gpus 8 --gpu h100-sxm --mode executed --executed-flops 3e15 " + kModel,
        "trainflops: --executed-flops: executed mode counts them; give one or the other\n"},
+      // The hardware executes at least the model's FLOPs.
+      {"--step-time 1 --num-gpus 8 --gpu h100-sxm --executed-flops 1e15 " + kModel,
+       "trainflops: --executed-flops = 1e+15: below the 1.5810e+15 model FLOPs of the iteration, which the hardware "
+       "executes at least (recomputation adds to them)\n"},
       {"--step-time 1 --num-gpus 8 --gpu h100-sxm --docs 5,6 --global-batch-size 2 " + kModel,
        "trainflops: give one workload: batch_size (with seq_length), docs, cu_seqlens, or total_real_tokens with "
        "seqlen_squared_sum\n"},
@@ -142,6 +146,17 @@ TEST(MfuCommandTest, StepTimeFromTokensPerSecondOrAMegatronLog) {
         "\"iteration\": 20,", "\"tflops_per_gpu\": 395.3,"}) {
     EXPECT_NE(json.out.find(key), std::string::npos) << key << json.out;
   }
+}
+
+// The log gives the step time; documents given as options are the workload
+// (the log's global batch size is for a BSHD batch).
+TEST(MfuCommandTest, AMegatronLogWithPackedDocuments) {
+  const std::string log = std::string(TRAINFLOPS_TEST_DATA) + "/megatron_log/llama-8b-4gpu.log";
+  const CliRun result = run_mfu("--megatron-log " + log + " --num-gpus 4 --gpu h100-sxm --docs 4096,2048 " + kModel);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.out.find("workload   THD, 2 packed documents, 6,144 tokens\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("step       2 s on 4 GPUs, 3072 tokens/s (768.0 per GPU)\n"), std::string::npos)
+      << result.out;
 }
 
 TEST(MfuCommandTest, GpusListsEveryPeakWithItsAliases) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "trainflops/model_input.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
@@ -18,8 +19,10 @@ std::string padded(std::string text, std::size_t width) {
 }
 
 Result<ModelParameters> parameters_of(const Preset& preset) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Model model, preset_model(preset));
-  Result<ModelParameters> parameters = count_parameters(model);
+  ModelInput input;
+  input.preset = preset.name;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel resolved, resolve_model(input));
+  Result<ModelParameters> parameters = count_parameters(resolved.model);
   if (!parameters.ok()) return parameters.error().context("preset " + preset.name);
   return parameters;
 }

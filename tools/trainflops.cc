@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.h"
+#include "option_values.h"
 
 namespace trainflops::cli {
 
@@ -23,8 +24,10 @@ int print_result(const Result<std::string>& output) {
 }
 
 int finish_output(int status) {
-  errno = 0;
-  std::cout.flush();
+  if (std::cout) {  // else errno still says why an earlier write failed
+    errno = 0;
+    std::cout.flush();
+  }
   if (std::cout) return status;
   std::cerr << "trainflops: cannot write the output"
             << (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string()) << "\n";
@@ -67,21 +70,26 @@ int main(int argc, char** argv) {
   int i = 0;
   for (; i < argc && (i == 0 || std::string_view(argv[i]) != "--"); ++i) before_dashes.push_back(argv[i]);
   for (++i; i < argc; ++i) after_dashes.emplace_back(argv[i]);
+  check_option_values(app);
   try {
     app.parse(static_cast<int>(before_dashes.size()), before_dashes.data());
-  } catch (const CLI::ExtrasError& e) {
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help and --version: printed on stdout, which may fail
+      app.exit(e);
+      return finish_output(0);
+    }
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
     // Megatron-LM flags given without the `--` that separates them from trainflops' own options.
     const bool megatron = std::find_if(before_dashes.begin(), before_dashes.end(), [](const char* word) {
                             return std::string_view(word) == "--megatron";
                           }) != before_dashes.end();
-    if (megatron) {
-      return report_error(trainflops::Error(std::string(e.what()) +
+    if (megatron && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      return report_error(trainflops::Error(message +
                                             "; Megatron-LM flags go after --, as in: trainflops count --megatron -- "
                                             "--num-layers 32 --hidden-size 4096 ..."));
     }
-    return app.exit(e) == 0 ? 0 : kBadInput;
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kBadInput;  // --help and --version exit 0
+    return report_error(trainflops::Error(message));
   }
   const auto subcommands = app.get_subcommands({});
   for (std::size_t i = 0; i < subcommands.size(); ++i) {

@@ -31,7 +31,9 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
   command.add_option("--seqlen-squared-sum", options.seqlen_squared_sum, "Aggregates: S2 = sum of squared lengths");
 }
 
-Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& source) {
+namespace {
+
+Result<WorkloadInput> workload_input(const WorkloadOptions& o, const ModelSource& source) {
   // None at all: say which options give one, in the command line's words.
   const bool none = !o.global_batch_size && !o.seq_length && o.docs.empty() && o.cu_seqlens_file.empty() &&
                     !o.total_real_tokens && !o.seqlen_squared_sum && !source.global_batch_size;
@@ -70,7 +72,23 @@ Result<Workload> load_workload(const WorkloadOptions& o, const ModelSource& sour
       return Error("--seqlen-squared-sum = \"" + *o.seqlen_squared_sum + "\": must be an integer");
     }
   }
-  return resolve_workload(input, source);
+  return input;
+}
+
+}  // namespace
+
+Result<Report> count_workload(const WorkloadOptions& options, const ModelSource& source, Mode mode,
+                              Recompute recompute) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const WorkloadInput input, workload_input(options, source));
+  if (!input.cu_seqlens_file) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, resolve_workload(input, source));
+    return count(source.model, workload, mode, recompute);
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(check_one_workload(input));
+  const LengthBlocks file_blocks = [&](const std::function<Status(std::span<const std::int64_t>)>& consume) {
+    return read_cu_seqlens_lengths(*input.cu_seqlens_file, consume);
+  };
+  return count(source.model, file_blocks, mode, recompute);
 }
 
 }  // namespace trainflops::cli

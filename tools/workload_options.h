@@ -11,6 +11,7 @@
 #include <string>
 
 #include "model_source.h"
+#include "trainflops/count.h"
 #include "trainflops/result.h"
 #include "trainflops/workload.h"
 #include "trainflops/workload_input.h"
@@ -27,9 +28,12 @@ struct WorkloadOptions {
 
 void add_workload_options(CLI::App& command, WorkloadOptions& options);
 
-// Exactly one workload; BSHD takes the batch size and sequence length the
-// model source gives (Megatron-LM flags or args) unless the options set them.
-Result<Workload> load_workload(const WorkloadOptions& options, const ModelSource& source);
+// count() of exactly one workload; BSHD takes the batch size and sequence
+// length the model source gives (Megatron-LM flags or args) unless the
+// options set them. A --cu-seqlens file is read in one pass, a block of
+// documents at a time, with memory bounded whatever its size.
+Result<Report> count_workload(const WorkloadOptions& options, const ModelSource& source, Mode mode,
+                              Recompute recompute);
 
 }  // namespace trainflops::cli
 

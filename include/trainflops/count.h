@@ -9,6 +9,7 @@
 #ifndef TRAINFLOPS_COUNT_H_
 #define TRAINFLOPS_COUNT_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -97,6 +98,10 @@ struct Report {
 
 class StatisticSums;  // internal: sums of statistics over many documents
 
+// Document lengths given a block at a time, in order: the function calls
+// its argument once per block and stops at the first error it returns.
+using LengthBlocks = std::function<Status(const std::function<Status(std::span<const std::int64_t>)>&)>;
+
 // A model prepared for counting in one mode: its terms are built once, so that
 // counting many workloads costs little more than one multiply-add per
 // distinct statistic.
@@ -122,6 +127,12 @@ class FlopsCounter {
   // of those lengths, errors included.
   Result<Report> report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const;
   Result<Report> report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const;
+  // report() over packed documents whose lengths arrive in blocks (a large
+  // cu_seqlens file read in one pass): equal to the report of the
+  // PackedDocuments of every length, without holding them. Errors: those
+  // of `feed`, a negative length ("lengths[i] = -1: must be >= 0", i within
+  // its block), no tokens, a count past 128 bits.
+  Result<Report> report_length_blocks(const LengthBlocks& feed) const;
 
   // Megatron mode: the total of Megatron-LM's aggregates as its
   // num_floating_point_operations receives them, T and S2 as doubles that need
@@ -210,6 +221,8 @@ void add_parameter_summary(const Result<ModelParameters>& parameters, Report& re
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
 // with Report::parameters.
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
+// The same over packed documents given in blocks (FlopsCounter::report_length_blocks).
+Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Recompute recompute = Recompute::kNone);
 
 }  // namespace trainflops
 

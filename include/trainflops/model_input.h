@@ -44,6 +44,10 @@ struct ModelInput {
   // extra_args_provider's): a warning when allowed, else an error, as
   // Megatron-LM rejects it.
   bool allow_unknown_flags = false;
+  // Megatron-LM's drop-in: arguments its function takes without complaint
+  // are taken as it takes them (a NaN or negative dsa_indexer_loss_coeff:
+  // no indexer loss) instead of refused as the strict front ends refuse them.
+  bool megatron_parity = false;
 };
 
 // The model, and what its source says beyond it.

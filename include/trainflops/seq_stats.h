@@ -40,15 +40,19 @@ class SeqStats {
   static constexpr std::int64_t kMaxRanks = std::int64_t{1} << 31;
   static constexpr std::size_t kLanesPerStatistic = 3;
 
-  // The state: three lanes per statistic, most significant first,
+  // The state: the number of ranks summed (1 for one rank's), that number
+  // times a fingerprint of the model (31 bits: equal models, equal
+  // fingerprints), then three lanes per statistic, most significant first,
   // sum = top * 2^64 + middle * 2^32 + bottom, each lane in [0, 2^32) here
   // (a rank's sums stay below 2^94; more is an overflow error when adding),
-  // so that summing the lanes of up to kMaxRanks ranks neither overflows
+  // so that summing the vectors of up to kMaxRanks ranks neither overflows
   // int64 nor loses a carry.
   std::vector<std::int64_t> vector() const;
-  // Replaces the state with a summed vector (as all_reduce returns it).
-  // Errors: a length other than this model's, a negative lane, a top lane
-  // larger than kMaxRanks ranks can sum to.
+  // Replaces the state with a summed vector (as all_reduce returns it; all
+  // zeros: no documents, as after a reset). Errors: a length other than
+  // this model's; a fingerprint that is not the rank count times this
+  // model's (vectors of another model were summed); a negative lane, or one
+  // larger than the vector's rank count allows.
   Status set_vector(std::span<const std::int64_t> summed);
 
   // Exact FLOPs of one iteration over every document added (or merged).
@@ -62,6 +66,8 @@ class SeqStats {
   explicit SeqStats(FlopsCounter counter);
 
   FlopsCounter counter_;
+  std::int64_t fingerprint_;
+  std::int64_t ranks_ = 1;    // the ranks whose documents the state holds
   std::vector<Int128> sums_;  // per statistic of counter_.statistics()
 };
 

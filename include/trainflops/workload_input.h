@@ -39,6 +39,11 @@ struct WorkloadInput {
 // cu_seqlens readers' errors. Sizes are checked later, by validate().
 Result<Workload> resolve_workload(const WorkloadInput& input, const ResolvedModel& model);
 
+// resolve_workload()'s rules on which fields go together, alone: for a
+// caller that reads cu_seqlens_file in blocks (read_cu_seqlens_lengths)
+// instead of resolving it.
+Status check_one_workload(const WorkloadInput& input);
+
 }  // namespace trainflops
 
 #endif  // TRAINFLOPS_WORKLOAD_INPUT_H_

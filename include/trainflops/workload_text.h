@@ -9,6 +9,8 @@
 #define TRAINFLOPS_WORKLOAD_TEXT_H_
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,14 @@ Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path);
 // The same from the file's contents (`path` picks the format and names the
 // file in errors), e.g. for bytes that never were a file.
 Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents);
+// The documents of a cu_seqlens file, by their lengths, handed to `consume`
+// a block at a time in one pass: a regular file is memory-mapped and the
+// pages read are given back, so that memory stays bounded whatever the
+// file's size. Errors: read_cu_seqlens_file's, then lengths_from_cu_seqlens'
+// and check_offsets_hold_tokens', prefixed with the path; the first error
+// `consume` returns.
+Status read_cu_seqlens_lengths(const std::string& path,
+                               const std::function<Status(std::span<const std::int64_t>)>& consume);
 
 // A size given as text, as the command line takes batch sizes and lengths: a
 // decimal integer of at least `minimum`, and with `suffixes` also a k (x 1024)

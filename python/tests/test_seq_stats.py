@@ -39,7 +39,8 @@ def test_merged_vectors_equal_the_single_process_count(args):
     assert merged.flops() == whole.flops()
     assert merged.tokens() == sum(docs)
     assert whole.flops() == trainflops.count(args, docs=docs, mode="model").total
-    assert len(whole.vector()) == 3 * len(whole.statistics)
+    assert len(whole.vector()) == 2 + 3 * len(whole.statistics)
+    assert merged.vector()[0] == 4  # the ranks summed
 
 
 def test_cu_seqlens_forms_agree():
@@ -99,7 +100,7 @@ def test_reset_and_accumulation():
     assert stats.flops() == trainflops.count(DENSE_ARGS, docs=[10, 20, 30], mode="model").total
     stats.reset()
     assert stats.tokens() == 0
-    assert set(stats.vector()) == {0}
+    assert stats.vector()[0] == 1 and set(stats.vector()[2:]) == {0}  # one rank, no documents
     assert stats.statistics == ["tokens", "causal_pairs"]
 
 
@@ -128,11 +129,14 @@ ERRORS = [
     (lambda s: s.add_lengths([4, -1]), "lengths[1] = -1: must be >= 0"),
     (lambda s: s.add_lengths(np.array([1.0])),
      "lengths holds elements of buffer format 'd', not integers: give int32 or int64 values"),
-    (lambda s: s.set_vector([1, 2]), "the vector has 2 entries; this model's has 6"),
-    (lambda s: s.set_vector([0, 0, 0, 0, -1, 0]), "vector[4] is negative: not a sum of SeqStats vectors"),
-    # A top lane that no sum over 2^31 ranks of sums below 2^94 reaches.
-    (lambda s: s.set_vector([2**61 + 1, 0, 0, 0, 0, 0]),
-     "vector[0] = 2305843009213693953: more than a sum over 2147483648 ranks can hold: not a sum of SeqStats vectors"),
+    (lambda s: s.set_vector([1, 2]), "the vector has 2 entries; this model's has 8"),
+    (lambda s: s.set_vector([0, 0, 0, 0, -1, 0, 0, 0]), "vector[4] is negative: not a sum of SeqStats vectors"),
+    # A top lane that no sum over the vector's ranks (none here) reaches.
+    (lambda s: s.set_vector([0, 0, 2**61 + 1, 0, 0, 0, 0, 0]),
+     "vector[2] = 2305843009213693953: more than a sum over 0 ranks can hold: not a sum of SeqStats vectors"),
+    (lambda s: s.set_vector([1, 12345, 0, 0, 0, 0, 0, 0]),
+     "vector[1] = 12345: not 1 times this model's fingerprint " + str(trainflops.SeqStats(DENSE_ARGS).vector()[1]) +
+     ": the vector sums SeqStats of another model (or is not a sum of SeqStats vectors)"),
 ]
 
 

@@ -569,6 +569,40 @@ Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int32_t> cu_
   return report_of_offsets(cu_seqlens);
 }
 
+Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) const {
+  // Megatron mode needs T and S2 = 2 x causal pairs - T; the exact modes every statistic.
+  static const StatisticSums aggregates({kTokens, kCausalPairs}, kDocumentSumBits);
+  const bool megatron = mode_ == Mode::kMegatron;
+  std::vector<Int128> sums(megatron ? 2 : statistics_.size(), 0);
+  std::vector<Int128> model_sums(model_counter_ ? model_counter_->statistics_.size() : 0, 0);
+  Int128 documents = 0, tokens = 0;
+  TRAINFLOPS_RETURN_IF_ERROR(feed([&](std::span<const std::int64_t> lengths) -> Status {
+    TRAINFLOPS_RETURN_IF_ERROR((megatron ? aggregates : *document_sums_).add_lengths(lengths, sums));
+    if (model_counter_) TRAINFLOPS_RETURN_IF_ERROR(model_counter_->document_sums_->add_lengths(lengths, model_sums));
+    documents += static_cast<Int128>(lengths.size());
+    for (const std::int64_t length : lengths) tokens += length;  // below 2^63 documents of below 2^63 tokens
+    return Ok{};
+  }));
+  if (tokens == 0) return validate(Workload{PackedDocuments{}}).error();  // the message of a batch without tokens
+  StatisticValues values;
+  if (megatron) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(
+        values, megatron_values(MegatronAggregates{to_double(tokens), to_double(2 * sums[1] - tokens),
+                                                   megatron_seq_length_}));
+  } else {
+    values.exact = std::move(sums);
+  }
+  values.tokens = tokens;
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, report_of(values, describe_packed(documents, tokens)));
+  if (model_counter_) {
+    StatisticValues model_values;
+    model_values.exact = std::move(model_sums);
+    model_values.tokens = tokens;
+    TRAINFLOPS_ASSIGN_OR_RETURN(report.model_total, model_counter_->total_of(model_values));
+  }
+  return report;
+}
+
 Result<Flops> FlopsCounter::total(const Workload& workload) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   return total_of(values);
@@ -728,6 +762,13 @@ Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
+  add_parameter_summary(count_parameter_totals(model), report);
+  return report;
+}
+
+Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Recompute recompute) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report_length_blocks(feed));
   add_parameter_summary(count_parameter_totals(model), report);
   return report;
 }

@@ -63,11 +63,13 @@ Result<StagePlan> stage_plan(const FlopsCounter& counter, std::int64_t seq_lengt
   return stage;
 }
 
-RunPlan totals(std::vector<StagePlan> stages, const Cluster& cluster, double sustained) {
+Result<RunPlan> totals(std::vector<StagePlan> stages, const Cluster& cluster, double sustained) {
   RunPlan plan;
   plan.sustained_flops_per_s = sustained;
   for (const StagePlan& stage : stages) {
-    plan.tokens += stage.tokens;
+    const std::optional<Int128> tokens = checked_add(plan.tokens, stage.tokens);
+    if (!tokens) return Error(ErrorCode::kOverflow, "the tokens of the run do not fit in 128 bits");
+    plan.tokens = *tokens;
     plan.flops += stage.flops;
     plan.seconds += stage.seconds;
     plan.gpu_hours += stage.gpu_hours;
@@ -94,7 +96,7 @@ Result<RunPlan> plan_run(const FlopsCounter& counter, const std::vector<PlanStag
     if (s.seq_length < 1) return Error(field + ".seq_length = " + std::to_string(s.seq_length) + ": must be >= 1");
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t sequences, sequences_of(batch, s.seq_length, i));
     const Int128 per_iteration = Int128{sequences} * s.seq_length;  // both below 2^63
-    const Int128 iterations = (s.tokens + per_iteration - 1) / per_iteration;
+    const Int128 iterations = s.tokens / per_iteration + (s.tokens % per_iteration != 0);
     TRAINFLOPS_ASSIGN_OR_RETURN(StagePlan stage,
                                 stage_plan(counter, s.seq_length, sequences, s.tokens, iterations, cluster, sustained));
     planned.push_back(std::move(stage));

@@ -61,6 +61,10 @@ TEST(PlanTest, Errors) {
        "give the global batch one way: batch_sequences (sequences per iteration) or batch_tokens (tokens per "
        "iteration)"},
       {plan_for_time(counter, 10, sequences, {1, 1, 1, {}}, 0), "seconds = 0: must be a positive, finite time"},
+      // 171 stages of 10^36 - 1 tokens: more than 2^127 in all.
+      {plan_run(counter, std::vector<PlanStage>(171, PlanStage{*parse_decimal(std::string(36, '9')), 1}),
+                PlanBatch{1, std::nullopt}, {1, 1, 1, {}}),
+       "the tokens of the run do not fit in 128 bits"},
   };
   for (const Case& c : cases) {
     ASSERT_FALSE(c.plan.ok()) << c.message;

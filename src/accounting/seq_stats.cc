@@ -12,7 +12,28 @@ constexpr Int128 kLaneMask = (Int128{1} << kLaneBits) - 1;
 // A rank's sums stay below 2^94, so its top lane is below 2^30 and the top
 // lane of a sum over kMaxRanks ranks below 2^61: the sum fits in 128 bits.
 constexpr int kMaxSumBits = 94;
-constexpr std::int64_t kMaxSummedTopLane = std::int64_t{1} << (kMaxSumBits - 2 * kLaneBits + 31);
+constexpr std::int64_t kMaxTopLane = std::int64_t{1} << (kMaxSumBits - 2 * kLaneBits);
+constexpr std::int64_t kMaxLane = (std::int64_t{1} << kLaneBits) - 1;
+constexpr std::size_t kHeaderLanes = 2;  // the ranks summed, and the fingerprint times the ranks
+
+// What tells one model's count from another's: its statistics and what it
+// makes of them (the total of a fixed probe of sums), hashed (FNV-1a) into 31
+// bits, so that the sum of 2^31 ranks' fingerprints fits an int64.
+std::int64_t fingerprint_of(const FlopsCounter& counter) {
+  std::uint64_t hash = 0xcbf29ce484222325u;
+  const auto mix = [&](std::string_view bytes) {
+    for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3u;
+  };
+  std::vector<Int128> probe;
+  for (const Statistic& statistic : counter.statistics()) {
+    mix(statistic_name(statistic));
+    mix(";");
+    probe.push_back(static_cast<Int128>(probe.size()) * 1000003 + 7);
+  }
+  const Result<Flops> total = counter.total_from_statistics(probe);
+  mix(total.ok() ? to_decimal(*total.value().exact) : "overflow");
+  return static_cast<std::int64_t>(hash >> 33) | 1;  // 31 bits, never 0: an all-zero vector is no rank's
+}
 
 }  // namespace
 
@@ -21,7 +42,8 @@ Result<SeqStats> SeqStats::create(const Model& model) {
   return SeqStats(std::move(counter));
 }
 
-SeqStats::SeqStats(FlopsCounter counter) : counter_(std::move(counter)), sums_(counter_.statistics().size(), 0) {}
+SeqStats::SeqStats(FlopsCounter counter)
+    : counter_(std::move(counter)), fingerprint_(fingerprint_of(counter_)), sums_(counter_.statistics().size(), 0) {}
 
 Status SeqStats::add_lengths(std::span<const std::int64_t> lengths) {
   return StatisticSums(counter_.statistics(), kMaxSumBits).add_lengths(lengths, sums_);
@@ -36,8 +58,8 @@ Status SeqStats::add_cu_seqlens(std::span<const std::int32_t> cu_seqlens) {
 }
 
 std::vector<std::int64_t> SeqStats::vector() const {
-  std::vector<std::int64_t> lanes;
-  lanes.reserve(kLanesPerStatistic * sums_.size());
+  std::vector<std::int64_t> lanes = {ranks_, ranks_ * fingerprint_};
+  lanes.reserve(kHeaderLanes + kLanesPerStatistic * sums_.size());
   for (Int128 sum : sums_) {
     for (int lane = kLanesPerStatistic - 1; lane >= 0; --lane) {
       lanes.push_back(static_cast<std::int64_t>((sum >> (lane * kLaneBits)) & kLaneMask));
@@ -47,26 +69,38 @@ std::vector<std::int64_t> SeqStats::vector() const {
 }
 
 Status SeqStats::set_vector(std::span<const std::int64_t> summed) {
-  if (summed.size() != kLanesPerStatistic * sums_.size()) {
+  const std::size_t size = kHeaderLanes + kLanesPerStatistic * sums_.size();
+  if (summed.size() != size) {
     return Error("the vector has " + std::to_string(summed.size()) + " entries; this model's has " +
-                 std::to_string(kLanesPerStatistic * sums_.size()));
+                 std::to_string(size));
+  }
+  const std::int64_t ranks = summed[0];
+  if (ranks < 0 || ranks > kMaxRanks) {
+    return Error("vector[0] = " + std::to_string(ranks) + ": the number of ranks summed must be in [0, " +
+                 std::to_string(kMaxRanks) + "]: not a sum of SeqStats vectors");
+  }
+  if (summed[1] != ranks * fingerprint_) {
+    return Error("vector[1] = " + std::to_string(summed[1]) + ": not " + std::to_string(ranks) +
+                 " times this model's fingerprint " + std::to_string(fingerprint_) +
+                 ": the vector sums SeqStats of another model (or is not a sum of SeqStats vectors)");
   }
   std::vector<Int128> sums(sums_.size());
   for (std::size_t i = 0; i < sums.size(); ++i) {
+    const std::size_t top = kHeaderLanes + kLanesPerStatistic * i;
     for (std::size_t lane = 0; lane < kLanesPerStatistic; ++lane) {
-      const std::size_t at = kLanesPerStatistic * i + lane;
+      const std::size_t at = top + lane;
       if (summed[at] < 0) return Error("vector[" + std::to_string(at) + "] is negative: not a sum of SeqStats vectors");
-    }
-    const std::size_t top = kLanesPerStatistic * i;
-    if (summed[top] > kMaxSummedTopLane) {
-      return Error(ErrorCode::kOverflow, "vector[" + std::to_string(top) + "] = " + std::to_string(summed[top]) +
-                                             ": more than a sum over " + std::to_string(kMaxRanks) +
-                                             " ranks can hold: not a sum of SeqStats vectors");
-    }
-    for (std::size_t lane = 0; lane < kLanesPerStatistic; ++lane) {
-      sums[i] = (sums[i] << kLaneBits) + summed[top + lane];
+      // Each rank's lane is below 2^32 (its top lane below 2^30): n ranks' below n times that.
+      const std::int64_t most = ranks * (lane == 0 ? kMaxTopLane : kMaxLane);
+      if (summed[at] > most) {
+        return Error(ErrorCode::kOverflow, "vector[" + std::to_string(at) + "] = " + std::to_string(summed[at]) +
+                                               ": more than a sum over " + std::to_string(ranks) +
+                                               " ranks can hold: not a sum of SeqStats vectors");
+      }
+      sums[i] = (sums[i] << kLaneBits) + summed[at];
     }
   }
+  ranks_ = std::max<std::int64_t>(ranks, 1);  // no rank's documents: the state of one rank that has none
   sums_ = std::move(sums);
   return Ok{};
 }

@@ -55,7 +55,7 @@ TEST(SeqStatsTest, LanesSumExactlyOverTheMostRanksAtTheLimit) {
   const std::vector<std::int64_t> document = {near_limit};
   ASSERT_TRUE(rank.add_lengths(document).ok());
   const std::vector<std::int64_t> lanes = rank.vector();
-  ASSERT_EQ(lanes.size(), SeqStats::kLanesPerStatistic * rank.counter().statistics().size());
+  ASSERT_EQ(lanes.size(), 2 + SeqStats::kLanesPerStatistic * rank.counter().statistics().size());
   const Int128 one_rank = *count(dsa_model(), PackedDocuments{document}, Mode::kModel).value().total.exact;
   for (const std::int64_t ranks : {std::int64_t{5}, SeqStats::kMaxRanks}) {
     SCOPED_TRACE(ranks);
@@ -95,6 +95,50 @@ TEST(SeqStatsTest, Errors) {
   const std::vector<std::int64_t> short_vector = {1, 2};
   EXPECT_EQ(stats.set_vector(short_vector).error().message(),
             "the vector has 2 entries; this model's has " + std::to_string(stats.vector().size()));
+}
+
+// Vectors of another model, or vectors no ranks could sum to, are refused
+// instead of giving a wrong count.
+TEST(SeqStatsTest, RefusesVectorsOfAnotherModelOrNoSum) {
+  Model other_model = dsa_model();
+  other_model.vocab_size += 64;  // the same statistics, another count
+  SeqStats stats = SeqStats::create(dsa_model()).value();
+  SeqStats other = SeqStats::create(other_model).value();
+  const std::vector<std::int64_t> document = {1000};
+  ASSERT_TRUE(stats.add_lengths(document).ok());
+  ASSERT_TRUE(other.add_lengths(document).ok());
+  const std::vector<std::int64_t> mine = stats.vector(), theirs = other.vector();
+  ASSERT_EQ(mine.size(), theirs.size());
+  ASSERT_EQ(mine[0], 1);
+  const std::int64_t fingerprint = mine[1];
+  std::vector<std::int64_t> mixed = mine;
+  for (std::size_t i = 0; i < mixed.size(); ++i) mixed[i] += theirs[i];
+  struct Case {
+    std::vector<std::int64_t> vector;
+    std::string message;
+  };
+  std::vector<std::int64_t> negative_ranks = mine, forged = mine, too_large = mine;
+  negative_ranks[0] = -1;
+  forged[0] = 2;  // two ranks' count with one rank's fingerprint
+  too_large[4] = std::int64_t{1} << 33;  // a lower lane of one rank is below 2^32
+  const std::vector<Case> cases = {
+      {mixed, "vector[1] = " + std::to_string(mixed[1]) + ": not 2 times this model's fingerprint " +
+                  std::to_string(fingerprint) +
+                  ": the vector sums SeqStats of another model (or is not a sum of SeqStats vectors)"},
+      {negative_ranks, "vector[0] = -1: the number of ranks summed must be in [0, 2147483648]: not a sum of SeqStats "
+                       "vectors"},
+      {forged, "vector[1] = " + std::to_string(fingerprint) + ": not 2 times this model's fingerprint " +
+                   std::to_string(fingerprint) +
+                   ": the vector sums SeqStats of another model (or is not a sum of SeqStats vectors)"},
+      {too_large, "vector[4] = 8589934592: more than a sum over 1 ranks can hold: not a sum of SeqStats vectors"},
+  };
+  for (const Case& c : cases) {
+    SeqStats merged = SeqStats::create(dsa_model()).value();
+    const Status status = merged.set_vector(c.vector);
+    ASSERT_FALSE(status.ok()) << c.message;
+    EXPECT_EQ(status.error().message(), c.message);
+  }
+  EXPECT_NE(fingerprint, theirs[1]);
 }
 
 }  // namespace

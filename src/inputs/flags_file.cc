@@ -108,26 +108,15 @@ Result<std::vector<std::string>> split_flags_file(std::string_view text, std::st
   return FlagsFileSplitter(text, path).split();
 }
 
-Result<std::vector<std::string>> expand_flags_files(const std::vector<std::string>& words) {
-  std::vector<std::string> expanded;
-  expanded.reserve(words.size());
-  for (const std::string& word : words) {
-    if (!word.starts_with('@')) {
-      expanded.push_back(word);
-      continue;
-    }
-    const std::string path = word.substr(1);
-    if (path.empty()) return Error("\"@\": a flags file is @PATH");
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(path, kMaxConfigFileBytes));
-    TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::string> file_words, split_flags_file(text, path));
-    for (std::string& file_word : file_words) {
-      if (file_word.starts_with('@')) {
-        return Error(path + ": \"" + file_word + "\": a flags file cannot name another flags file");
-      }
-      expanded.push_back(std::move(file_word));
-    }
+Result<FlagsFile> read_flags_file(std::string_view at_path) {
+  FlagsFile file{std::string(at_path.substr(1)), {}};
+  if (file.path.empty()) return Error("\"@\": a flags file is @PATH");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(file.path, kMaxConfigFileBytes));
+  TRAINFLOPS_ASSIGN_OR_RETURN(file.words, split_flags_file(text, file.path));
+  if (!file.words.empty() && !file.words.front().starts_with("--")) {
+    return Error(file.path + ": not a flags file: its first word is not a flag (flags start with --)");
   }
-  return expanded;
+  return file;
 }
 
 }  // namespace trainflops

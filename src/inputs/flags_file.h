@@ -18,9 +18,14 @@ namespace trainflops {
 // an error naming the line. `path` only labels errors ("PATH:LINE: ...").
 Result<std::vector<std::string>> split_flags_file(std::string_view text, std::string_view path);
 
-// Replaces every word "@PATH" of `words` by the words of the file at PATH
-// (read with the config-file size limit). Files do not include other files.
-Result<std::vector<std::string>> expand_flags_files(const std::vector<std::string>& words);
+// The words of the flags file `at_path` ("@PATH") names, read with the
+// config-file size limit. A file whose first word is not a flag ("--...") is
+// not a flags file: the error says so without showing what it holds.
+struct FlagsFile {
+  std::string path;
+  std::vector<std::string> words;
+};
+Result<FlagsFile> read_flags_file(std::string_view at_path);
 
 }  // namespace trainflops
 

@@ -57,23 +57,31 @@ TEST(FlagsFileTest, SaysWhatAShellWouldSupply) {
   }
 }
 
-TEST(FlagsFileTest, ExpandsAtWordsInPlace) {
+TEST(FlagsFileTest, ReadsTheWordsOfTheFileAnAtWordNames) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "trainflops_flags_file_test";
   std::filesystem::create_directories(dir);
-  const std::string model = (dir / "model.flags").string(), nested = (dir / "nested.flags").string();
+  const std::string model = (dir / "model.flags").string(), passwords = (dir / "passwd").string();
   std::ofstream(model) << "--num-layers 4 \\\n  --hidden-size 64\n";
-  std::ofstream(nested) << "--lr 1 @" << model << "\n";
-  const Result<Words> expanded = expand_flags_files({"--seq-length", "8", "@" + model, "--swiglu"});
-  ASSERT_TRUE(expanded.ok()) << expanded.error().message();
-  EXPECT_EQ(expanded.value(), (Words{"--seq-length", "8", "--num-layers", "4", "--hidden-size", "64", "--swiglu"}));
+  std::ofstream(passwords) << "root:x:0:0:root:/root:/bin/bash\n";
+  const Result<FlagsFile> file = read_flags_file("@" + model);
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  EXPECT_EQ(file.value().path, model);
+  EXPECT_EQ(file.value().words, (Words{"--num-layers", "4", "--hidden-size", "64"}));
 
-  const Result<Words> twice = expand_flags_files({"@" + nested});
-  ASSERT_FALSE(twice.ok());
-  EXPECT_EQ(twice.error().message(), nested + ": \"@" + model + "\": a flags file cannot name another flags file");
-  const Result<Words> missing = expand_flags_files({"@" + (dir / "none").string()});
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message(), (dir / "none").string() + ": cannot open (No such file or directory)");
-  EXPECT_EQ(expand_flags_files({"@"}).error().message(), "\"@\": a flags file is @PATH");
+  struct Case {
+    std::string at_path, message;
+  };
+  const Case cases[] = {
+      {"@" + (dir / "none").string(), (dir / "none").string() + ": cannot open (No such file or directory)"},
+      {"@", "\"@\": a flags file is @PATH"},
+      // Not a flags file: what it holds is not shown.
+      {"@" + passwords, passwords + ": not a flags file: its first word is not a flag (flags start with --)"},
+  };
+  for (const Case& c : cases) {
+    const Result<FlagsFile> bad = read_flags_file(c.at_path);
+    ASSERT_FALSE(bad.ok()) << c.at_path;
+    EXPECT_EQ(bad.error().message(), c.message);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -132,15 +132,32 @@ std::vector<std::string> relevant_flags() {
 // Walks argv. A flag's values are the tokens after it up to the next flag.
 class Tokens {
  public:
-  explicit Tokens(const std::vector<std::string>& argv) : argv_(argv) {}
+  explicit Tokens(std::vector<std::string> argv) : argv_(std::move(argv)) {}
 
   bool done() const { return next_ == argv_.size(); }
   bool at_value() const { return !done() && !is_flag(argv_[next_]); }
   const std::string& take() { return argv_[next_++]; }
 
+  // Where a flag name stands, "@PATH" stands for the words of the flags file
+  // at PATH; elsewhere it is a value like any other ("--wandb-project @team").
+  Status expand_flags_file() {
+    if (done() || !argv_[next_].starts_with('@')) return Ok{};
+    if (next_ < file_end_) {
+      return Error(file_ + ": \"" + argv_[next_] + "\": a flags file cannot name another flags file");
+    }
+    TRAINFLOPS_ASSIGN_OR_RETURN(FlagsFile file, read_flags_file(argv_[next_]));
+    const auto at = argv_.begin() + static_cast<std::ptrdiff_t>(next_);
+    argv_.insert(argv_.erase(at), std::make_move_iterator(file.words.begin()), std::make_move_iterator(file.words.end()));
+    file_end_ = next_ + file.words.size();
+    file_ = std::move(file.path);
+    return Ok{};
+  }
+
  private:
-  const std::vector<std::string>& argv_;
+  std::vector<std::string> argv_;
   std::size_t next_ = 0;
+  std::size_t file_end_ = 0;  // argv_[next_, file_end_) came from the flags file `file_`
+  std::string file_;
 };
 
 // A flag as written: "--name" or "--name=value".
@@ -348,6 +365,9 @@ Result<PatternEvaluator::Value> PatternEvaluator::multiply(Value left, Value rig
   std::vector<int64_t>& unit = left_list != nullptr ? *left_list : *right_list;
   const int64_t times = std::get<int64_t>(left_list != nullptr ? right : left);
   if (times <= 0 || unit.empty()) return Value(std::vector<int64_t>{});  // Python: [1] * 0 == []
+  // Unchanged, not copied: every other factor at least doubles the list up
+  // to its cap, so that a pattern's evaluation stays linear in its length.
+  if (times == 1) return left_list != nullptr ? std::move(left) : std::move(right);
   if (static_cast<std::uint64_t>(times) > kMaxPatternEntries / unit.size()) {
     return error("the list would have more than " + std::to_string(kMaxPatternEntries) + " entries");
   }
@@ -861,11 +881,12 @@ Result<PipelineSplit> pipeline_split(const Extras& e, const MegatronArgs& a) {
 }  // namespace
 
 Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>& words, UnknownFlags unknown_flags) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::string> argv, expand_flags_files(words));
   ParsedMegatronFlags parsed;
   Extras extras;
-  Tokens tokens(argv);
+  Tokens tokens(words);
   while (!tokens.done()) {
+    TRAINFLOPS_RETURN_IF_ERROR(tokens.expand_flags_file());
+    if (tokens.done()) break;  // an empty flags file ends the words
     const std::string& token = tokens.take();
     const FlagUse use = split_flag(token);
     if (!is_flag(token) || use.name.size() == 2) {

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <optional>
 #include <sstream>
@@ -805,6 +808,50 @@ TEST(MegatronFlagsModel, MambaWidthIsHeadsTimesHeadDim) {
   ASSERT_TRUE(without.ok()) << without.error().message();
   EXPECT_EQ(std::get<Mamba2>(*without.value().layers[0].mixer).inner_dim, 128);
   EXPECT_EQ(std::get<Mamba2>(*without.value().layers[0].mixer).num_heads, 4);
+}
+
+}  // namespace
+}  // namespace trainflops
+
+namespace trainflops {
+namespace {
+
+// Each factor of 1 once copied the whole list: a million entries times 40,000
+// factors (320 GB of copies) took 14 seconds in an optimized build, minutes
+// in a debug or sanitizer build. Evaluation is linear in the pattern now.
+TEST(MegatronFlagsTest, LayerFrequencyPatternsEvaluateInLinearTime) {
+  std::string pattern = "[1]*1048576";
+  for (int i = 0; i < 40000; ++i) pattern += "*1";
+  const auto start = std::chrono::steady_clock::now();
+  const Result<ParsedMegatronFlags> parsed = parse_megatron_flags({"--moe-layer-freq", pattern});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  const auto* flags = std::get_if<std::vector<std::int64_t>>(&*parsed.value().args.moe_layer_freq);
+  ASSERT_NE(flags, nullptr);
+  EXPECT_EQ(flags->size(), 1048576u);
+  EXPECT_LT(seconds, 10.0);
+}
+
+// "@PATH" stands for a flags file only where a flag name stands; as a value
+// it is the value.
+TEST(MegatronFlagsTest, ExpandsFlagsFilesWhereAFlagNameStands) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "trainflops_flags_at_test";
+  std::filesystem::create_directories(dir);
+  const std::string model = (dir / "model.flags").string(), nested = (dir / "nested.flags").string();
+  std::ofstream(model) << "--num-layers 4 \\\n  --hidden-size 64\n";
+  std::ofstream(nested) << "--lr 1 --wandb-project @team @" << model << "\n";
+  const Result<ParsedMegatronFlags> expanded =
+      parse_megatron_flags({"--seq-length", "8", "@" + model, "--wandb-project", "@team", "--swiglu"});
+  ASSERT_TRUE(expanded.ok()) << expanded.error().message();
+  EXPECT_EQ(expanded.value().args.num_layers, 4);
+  EXPECT_EQ(expanded.value().args.hidden_size, 64);
+  EXPECT_EQ(expanded.value().args.seq_length, 8);
+  EXPECT_EQ(expanded.value().ignored, (std::vector<std::string>{"--wandb-project @team"}));
+
+  const Result<ParsedMegatronFlags> twice = parse_megatron_flags({"@" + nested});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message(), nested + ": \"@" + model + "\": a flags file cannot name another flags file");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

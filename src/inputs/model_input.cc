@@ -1,5 +1,6 @@
 #include "trainflops/model_input.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "base/input_file.h"
@@ -12,15 +13,28 @@
 namespace trainflops {
 namespace {
 
-Result<ResolvedModel> from_megatron_args(const MegatronArgs& args) {
+// Megatron-LM trains the indexer when the coefficient is > 0, so it reads a
+// NaN or negative one as no indexer loss: a count Megatron-LM's drop-in
+// reproduces, and a typo everywhere else.
+Status check_indexer_loss_coeff(const MegatronArgs& args, bool megatron_parity) {
+  const std::optional<double> coeff = args.dsa_indexer_loss_coeff;
+  if (megatron_parity || !coeff || *coeff >= 0) return Ok{};
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%g", *coeff);
+  return Error(std::string("dsa_indexer_loss_coeff = ") + shown +
+               ": must be a number >= 0 (Megatron-LM would count it as no indexer loss)");
+}
+
+Result<ResolvedModel> from_megatron_args(const MegatronArgs& args, bool megatron_parity) {
+  TRAINFLOPS_RETURN_IF_ERROR(check_indexer_loss_coeff(args, megatron_parity));
   ResolvedModel resolved;
   TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_args(args));
   resolved.seq_length = args.seq_length;
   return resolved;
 }
 
-Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.args));
+Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed, bool megatron_parity) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.args, megatron_parity));
   resolved.ignored = std::move(parsed.ignored);
   return resolved;
 }
@@ -48,6 +62,7 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
         ParsedMegatronFlags flags,
         parse_megatron_flags(*in.megatron_flags,
                              in.allow_unknown_flags ? UnknownFlags::kWarned : UnknownFlags::kRejected));
+    TRAINFLOPS_RETURN_IF_ERROR(check_indexer_loss_coeff(flags.args, in.megatron_parity));
     ResolvedModel resolved;
     TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags));
     resolved.seq_length = flags.args.seq_length;
@@ -58,16 +73,16 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     resolved.warnings = std::move(flags.unknown);
     return resolved;
   }
-  if (in.megatron_args) return from_megatron_args(*in.megatron_args);
+  if (in.megatron_args) return from_megatron_args(*in.megatron_args, in.megatron_parity);
   if (in.args_file) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(*in.args_file, kMaxConfigFileBytes));
     Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
     if (!parsed.ok()) return parsed.error().context(*in.args_file);
-    return from_parsed_args(std::move(parsed).value());
+    return from_parsed_args(std::move(parsed).value(), in.megatron_parity);
   }
   if (in.args_json) {
     TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronArgs parsed, parse_megatron_args_json(*in.args_json));
-    return from_parsed_args(std::move(parsed));
+    return from_parsed_args(std::move(parsed), in.megatron_parity);
   }
   if (in.config_file || in.config_json) {
     ResolvedModel resolved;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -66,6 +67,42 @@ TEST(ModelInputTest, ErrorsOfTextSourcesNameTheField) {
   const Result<ResolvedModel> resolved = resolve_model(args_json);
   ASSERT_FALSE(resolved.ok());
   EXPECT_NE(resolved.error().message().find("hidden_size"), std::string::npos) << resolved.error().message();
+}
+
+}  // namespace
+}  // namespace trainflops
+
+namespace trainflops {
+namespace {
+
+// Megatron-LM trains the DSA indexer only for a coefficient > 0: a NaN or
+// negative one counts as no loss there, and is refused everywhere but in the
+// drop-in, which must return what Megatron-LM returns.
+TEST(ModelInputTest, IndexerLossCoefficientMustBeANumberAtLeastZero) {
+  const Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(test_file("front_ends/args.json"));
+  ASSERT_TRUE(parsed.ok());
+  struct Case {
+    double coeff;
+    std::string message;  // empty: accepted
+  };
+  const std::vector<Case> cases = {
+      {0.0, ""},
+      {0.5, ""},
+      {-1.0, "dsa_indexer_loss_coeff = -1: must be a number >= 0 (Megatron-LM would count it as no indexer loss)"},
+      {std::nan(""), "dsa_indexer_loss_coeff = nan: must be a number >= 0 (Megatron-LM would count it as no indexer "
+                     "loss)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.coeff);
+    ModelInput strict, drop_in;
+    strict.megatron_args = parsed.value().args;
+    strict.megatron_args->dsa_indexer_loss_coeff = c.coeff;
+    drop_in = strict;
+    drop_in.megatron_parity = true;
+    const Result<ResolvedModel> resolved = resolve_model(strict);
+    EXPECT_EQ(resolved.ok() ? "" : resolved.error().message(), c.message);
+    EXPECT_TRUE(resolve_model(drop_in).ok());
+  }
 }
 
 }  // namespace

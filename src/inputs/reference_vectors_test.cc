@@ -37,7 +37,11 @@ TEST_P(ReferenceVectorsTest, EveryRecordMatches) {
     if (line.empty()) continue;
     const auto record = nlohmann::json::parse(line);
     SCOPED_TRACE(std::string(GetParam().name) + " record " + std::to_string(index++));
-    const Result<CountRequest> request = parse_count_request(line);
+    // The record without its answer, as `batch` takes it.
+    nlohmann::json question = record;
+    question.erase("flops");
+    question.erase("error");
+    const Result<CountRequest> request = parse_count_request(question.dump());
     const nlohmann::json& want = record.at("flops");
     Result<Report> report = request.ok() ? count(request.value().model, request.value().workload, request.value().mode)
                                          : Result<Report>(request.error());

@@ -11,7 +11,7 @@ constexpr char kOneWorkload[] =
 
 }  // namespace
 
-Result<Workload> resolve_workload(const WorkloadInput& in, const ResolvedModel& model) {
+Status check_one_workload(const WorkloadInput& in) {
   const bool aggregates = in.total_real_tokens || in.seqlen_squared_sum;
   const int given = in.docs.has_value() + (in.cu_seqlens || in.cu_seqlens_file) + aggregates;
   if (given > 1 || (given == 1 && in.batch_size) || (in.cu_seqlens && in.cu_seqlens_file)) {
@@ -21,6 +21,12 @@ Result<Workload> resolve_workload(const WorkloadInput& in, const ResolvedModel& 
     return Error("seq_length = " + std::to_string(*in.seq_length) +
                  ": goes with batch_size (BSHD); docs, cu_seqlens and the aggregates carry their own lengths");
   }
+  return Ok{};
+}
+
+Result<Workload> resolve_workload(const WorkloadInput& in, const ResolvedModel& model) {
+  TRAINFLOPS_RETURN_IF_ERROR(check_one_workload(in));
+  const bool aggregates = in.total_real_tokens || in.seqlen_squared_sum;
   if (in.docs) return Workload{PackedDocuments{*in.docs}};
   if (in.cu_seqlens) {
     TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, lengths_from_cu_seqlens(*in.cu_seqlens));

@@ -1,120 +1,15 @@
-// Workloads from text: cu_seqlens files (text or NumPy .npy), sizes such as
-// 4k, and lists of context lengths.
+// Workloads from text: sizes such as 4k, token budgets and lists of context
+// lengths (cu_seqlens files: cu_seqlens_file.cc).
 #include "trainflops/workload_text.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 
-#include "base/input_file.h"
 #include "trainflops/workload.h"
 
 namespace trainflops {
 namespace {
-
-Result<std::vector<std::int64_t>> parse_text_cu_seqlens(const std::string& path, const std::string& text) {
-  std::vector<std::int64_t> values;
-  std::size_t i = 0;
-  auto is_separator = [](char c) {
-    return c == ',' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
-  };
-  while (i < text.size()) {
-    if (is_separator(text[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < text.size() && !is_separator(text[end])) ++end;
-    // Parsed in place: no string or 128-bit work per entry (files hold millions).
-    const char* first = text.data() + i + (text[i] == '+' && end - i > 1 && text[i + 1] != '-' ? 1 : 0);
-    std::int64_t value = 0;
-    const auto [stop, error] = std::from_chars(first, text.data() + end, value);
-    if (error != std::errc() || stop != text.data() + end) {
-      return Error(path + ": entry " + std::to_string(values.size()) + " = \"" + text.substr(i, end - i) +
-                   "\": must be a 64-bit integer");
-    }
-    values.push_back(value);
-    i = end;
-  }
-  return values;
-}
-
-// NumPy's .npy format, version 1-3: magic, header length, a Python-dict header
-// with 'descr', 'fortran_order' and 'shape', then the raw array.
-Result<std::vector<std::int64_t>> parse_npy_cu_seqlens(const std::string& path, const std::string& bytes) {
-  const auto fail = [&](const std::string& why) { return Error(path + ": " + why); };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return fail("not a .npy file (bad magic)");
-  const auto major = static_cast<unsigned char>(bytes[6]);
-  std::size_t header_length = 0, header_start = 0;
-  if (major == 1) {
-    header_length = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return fail("truncated .npy header");
-    for (int b = 3; b >= 0; --b) header_length = header_length << 8 | static_cast<unsigned char>(bytes[8 + b]);
-    header_start = 12;
-  } else {
-    return fail(".npy version " + std::to_string(major) + " is not supported (1, 2 or 3)");
-  }
-  if (header_start + header_length > bytes.size()) return fail("truncated .npy header");
-  const std::string header = bytes.substr(header_start, header_length);
-  // Any little-endian integer type: the offsets are read as int64, and an
-  // unsigned one past 2^63 - 1 is an error.
-  std::size_t width = 0;
-  bool is_signed = true;
-  for (const char* order : {"<", "|"}) {
-    for (const char kind : {'i', 'u'}) {
-      for (const char bytes_per_entry : {'1', '2', '4', '8'}) {
-        if (header.find(std::string("'") + order + kind + bytes_per_entry + "'") == std::string::npos) continue;
-        width = static_cast<std::size_t>(bytes_per_entry - '0');
-        is_signed = kind == 'i';
-      }
-    }
-  }
-  if (width == 0) {
-    const std::size_t descr = header.find("'descr': ");
-    const std::string dtype =
-        descr == std::string::npos ? "?" : header.substr(descr + 9, header.find(',', descr) - descr - 9);
-    return fail("dtype " + dtype + ": cu_seqlens must hold little-endian integers (int8 to int64, uint8 to uint64)");
-  }
-  const auto shape_at = header.find("'shape': (");
-  if (shape_at == std::string::npos) return fail("no shape in the .npy header");
-  const auto shape_end = header.find(')', shape_at);
-  const std::string shape = header.substr(shape_at + 10, shape_end - shape_at - 10);
-  const auto comma = shape.find(',');
-  if (comma == std::string::npos || shape.find_first_not_of(" ", comma + 1) != std::string::npos) {
-    return fail("cu_seqlens must be one-dimensional (shape (" + shape + "))");
-  }
-  auto count = parse_decimal(shape.substr(0, comma));
-  if (!count || *count < 0) return fail("bad shape (" + shape + ")");
-  const std::size_t data_start = header_start + header_length;
-  const std::size_t data_bytes = bytes.size() - data_start;
-  // Compared by division: the shape may be any size, and its product with the width could overflow.
-  if (*count > static_cast<Int128>(data_bytes / width)) {
-    return fail("holds " + std::to_string(data_bytes) + " data bytes, the shape (" + to_decimal(*count) + ",) needs " +
-                std::to_string(width) + " bytes per entry");
-  }
-  std::vector<std::int64_t> values(static_cast<std::size_t>(*count));
-  const char* data = bytes.data() + data_start;
-  if (width == 8 && is_signed) {
-    if (!values.empty()) std::memcpy(values.data(), data, values.size() * 8);  // an empty vector's data may be null
-    return values;
-  }
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::uint64_t raw = 0;
-    std::memcpy(&raw, data + i * width, width);  // little-endian into the low bytes
-    const int unused_bits = static_cast<int>(64 - 8 * width);
-    if (is_signed) {
-      values[i] = static_cast<std::int64_t>(raw << unused_bits) >> unused_bits;  // sign-extended
-    } else if (raw > static_cast<std::uint64_t>(INT64_MAX)) {
-      return fail("cu_seqlens[" + std::to_string(i) + "] = " + std::to_string(raw) + ": does not fit in int64");
-    } else {
-      values[i] = static_cast<std::int64_t>(raw);
-    }
-  }
-  return values;
-}
 
 }  // namespace
 
@@ -187,16 +82,6 @@ Result<std::int64_t> parse_size(std::string_view text, std::string_view field, s
   }
   if (value < minimum) return invalid();
   return value;
-}
-
-Result<std::vector<std::int64_t>> read_cu_seqlens_file(const std::string& path) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string contents, read_input_file(path, kMaxCuSeqlensFileBytes));
-  return parse_cu_seqlens_file(path, contents);
-}
-
-Result<std::vector<std::int64_t>> parse_cu_seqlens_file(const std::string& path, const std::string& contents) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) return parse_npy_cu_seqlens(path, contents);
-  return parse_text_cu_seqlens(path, contents);
 }
 
 Result<std::vector<std::int64_t>> parse_seq_lengths(std::string_view text) {

@@ -87,6 +87,16 @@ TEST(WorkloadTest, CuSeqlensErrors) {
       {"wide.npy", npy("<i4", "(4611686018427387904,)", raw<std::int32_t>({0})),
        "holds 4 data bytes, the shape (4611686018427387904,) needs 4 bytes per entry"},
       {"magic.npy", "PK\x03\x04", "not a .npy file (bad magic)"},
+      // The header is a dict, read as one: a stray '<i4' is not the dtype of these big-endian int64.
+      {"stray.npy", npy(">i8', 'stray': '<i4", "(2,)", raw<std::int64_t>({0, 1})),
+       "the .npy header is not a dict of descr, fortran_order and shape: unknown key 'stray'"},
+      {"trailing.npy", npy(">i8", "(2,)", raw<std::int64_t>({0, 1})).replace(10 + 58, 5, "'<i4'"),
+       "the .npy header is not a dict of descr, fortran_order and shape: text after '}'"},
+      {"big_endian.npy", npy(">i8", "(2,)", raw<std::int64_t>({0, 1})),
+       "dtype '>i8': cu_seqlens must hold little-endian integers (int8 to int64, uint8 to uint64)"},
+      // A long entry is shown by its start: the message stays short.
+      {"long.txt", "0 " + std::string(1 << 20, '1'),
+       "entry 1 = \"" + std::string(100, '1') + "... (1048576 characters)\": must be a 64-bit integer"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
