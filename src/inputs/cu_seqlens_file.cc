@@ -8,8 +8,8 @@
 #include <cstring>
 #include <functional>
 
-#include "base/mapped_file.h"
 #include "base/input_file.h"
+#include "base/mapped_file.h"
 #include "model/workload_offsets.h"
 #include "trainflops/workload.h"
 #include "trainflops/workload_text.h"
