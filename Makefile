@@ -95,7 +95,7 @@ validate: build
 	@/usr/bin/python3 -m validation --cli $(BUILD)/trainflops
 
 bench: deps
-	@scripts/install-deps libbenchmark-dev
+	@scripts/install-deps libbenchmark-dev time
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target trainflops trainflops_bench
 	@$(BENCH_BUILD)/trainflops_bench $(BENCH_ARGS)

@@ -132,17 +132,19 @@ def sweep_rows(checkout):
 
 
 def process_seconds_and_peak(command, repeat=7):
-    """The median wall time of `command` as a fresh process and its largest peak resident memory (bytes)."""
+    """The median wall time of `command` as a fresh process and its largest peak resident memory (bytes).
+
+    The peak is read by /usr/bin/time, whose own child it is: a process forked
+    from this interpreter and exec'd would report the interpreter's peak as its own."""
     times, peak = [], 0
-    for _ in range(repeat):
-        start = timeit.default_timer()
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)
-        times.append(timeit.default_timer() - start)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode != 0:
-            raise subprocess.CalledProcessError(child.returncode, command)
-        peak = max(peak, usage.ru_maxrss * 1024)
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as rss:
+        for _ in range(repeat):
+            start = timeit.default_timer()
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *command], stdout=subprocess.DEVNULL,
+                           check=True)
+            times.append(timeit.default_timer() - start)
+            rss.seek(0)
+            peak = max(peak, int(rss.read().split()[-1]) * 1024)
     return sorted(times)[repeat // 2], peak
 
 
