@@ -41,6 +41,21 @@ the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
           "Adds the documents of cumulative offsets (0 first, non-decreasing): a list, a NumPy array or a CPU "
           "torch tensor of integers. On error nothing is added.")
       .def(
+          "_moment_spec",
+          [](const SeqStats& self) {
+            const SeqStats::MomentSpec spec = self.moment_spec();
+            return py::make_tuple(spec.thresholds, spec.pools);
+          },
+          "(thresholds, pools): what add_moments() sums per document (trainflops/seq_stats.h).")
+      .def(
+          "_add_moments",
+          [](SeqStats& self, const py::list& moments) {
+            std::vector<Int128> values;
+            for (const py::handle moment : moments) values.push_back(int128_from(moment, "moments"));
+            throw_if_error(self.add_moments(values));
+          },
+          py::arg("moments"), "Adds documents by their moments summed elsewhere (trainflops/seq_stats.h).")
+      .def(
           "add_lengths",
           [](SeqStats& self, py::handle lengths) {
             throw_if_error(self.add_lengths(int64_vector_from(lengths, "lengths")));

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "trainflops/count.h"
@@ -35,6 +36,21 @@ class SeqStats {
   Status add_lengths(std::span<const std::int64_t> lengths);
   Status add_cu_seqlens(std::span<const std::int64_t> cu_seqlens);
   Status add_cu_seqlens(std::span<const std::int32_t> cu_seqlens);
+
+  // For summing documents elsewhere (a GPU, without copying their lengths
+  // back): the moments every statistic of this model is made of. Per document
+  // of L tokens: L and L^2; per threshold c, m = max(L - c, 0) and m^2; per
+  // pool (p, c), r = L mod p and r^2 where L > c (0 where L <= c).
+  struct MomentSpec {
+    std::vector<std::int64_t> thresholds;                      // c
+    std::vector<std::pair<std::int64_t, std::int64_t>> pools;  // (p, c)
+  };
+  MomentSpec moment_spec() const;
+  // Adds documents by their moments summed over them: sum L, sum L^2, then
+  // sum m and sum m^2 per threshold, then sum r and sum r^2 per pool. On error nothing is added. Errors: another
+  // number of moments; moments no documents have (a negative one, m or r
+  // summing past L); a moment of 2^100 or more; a sum past add_lengths()'s limit.
+  Status add_moments(std::span<const Int128> moments);
 
   // The most ranks whose vectors may be summed.
   static constexpr std::int64_t kMaxRanks = std::int64_t{1} << 31;

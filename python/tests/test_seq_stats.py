@@ -73,8 +73,8 @@ def test_no_documents_add_nothing(nothing):
     assert stats.vector() == before
 
 
-def test_a_tensor_is_added_when_the_totals_are_read():
-    # A tensor is kept on its device (a copy: the caller may reuse its buffer) and added at the first read.
+def test_a_tensor_is_reduced_when_added_and_its_errors_raised_when_the_totals_are_read():
+    # A tensor is reduced on its device at once (the caller may reuse its buffer) and read at the first read.
     offsets = torch.tensor([0, 7, 7, 300, 4400], dtype=torch.int32)
     kept = trainflops.SeqStats(DSA_ARGS)
     kept.add_cu_seqlens(offsets)
@@ -90,6 +90,98 @@ def test_a_tensor_is_added_when_the_totals_are_read():
     invalid.add_cu_seqlens(torch.tensor([0, 5, 3]))
     with pytest.raises(trainflops.TrainflopsError, match="^cu_seqlens\\[2\\] = 3: must not be smaller"):
         invalid.flops()
+
+
+# Models whose statistics need every kind of moment: DSA with KPool (pools, and
+# their remainders past a threshold), DeepSeek-V4 (windows, compressed entries),
+# block-sparse attention and windowed or chunked attention (native configs).
+DSV4_ARGS = {"num_layers": 3, "hidden_size": 64, "num_attention_heads": 2, "ffn_hidden_size": 32, "swiglu": True,
+             "padded_vocab_size": 100, "multi_latent_attention": True, "q_lora_rank": 8, "v_head_dim": 8,
+             "experimental_attention_variant": "dsv4_hybrid", "o_groups": 2, "o_lora_rank": 4,
+             "csa_window_size": 20, "dsa_indexer_n_heads": 2, "dsa_indexer_head_dim": 4, "dsa_indexer_topk": 6,
+             "seq_length": 64, "csa_compress_ratios": [0, 4, 128]}
+MIXED_CONFIG = {"hidden_size": 16, "vocab_size": 50, "mixers": {
+    "sparse": {"type": "block_sparse", "num_heads": 4, "num_query_groups": 2, "head_dim": 8, "indexer_num_heads": 2,
+               "indexer_head_dim": 4, "block_size": 4, "topk_blocks": 3, "init_blocks": 1},
+    "window": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 8, "window": 5},
+    "chunk": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 8, "chunk": 6}},
+    "layers": [{"mixer": "sparse"}, {"mixer": "window"}, {"mixer": "chunk"}]}
+MOMENT_MODELS = [DSA_ARGS, DENSE_ARGS, DSV4_ARGS, MIXED_CONFIG]
+
+
+@pytest.mark.parametrize("args", MOMENT_MODELS, ids=["dsa-kpool", "dense", "dsv4", "block-sparse-window-chunk"])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int16])
+def test_tensors_summed_on_their_device_equal_the_lists(args, dtype):
+    rng = random.Random(3)
+    tensors, lists = trainflops.SeqStats(args), trainflops.SeqStats(args)
+    every_document = []
+    for micro_batch in range(30):
+        docs = documents(rng.randrange(1, 9), seed=micro_batch)
+        if dtype == torch.int16:
+            docs = [length % 4000 for length in docs]
+        every_document += docs
+        offsets = np.cumsum([0] + docs).tolist()
+        tensors.add_cu_seqlens(torch.tensor(offsets, dtype=dtype))
+        lists.add_cu_seqlens(offsets)
+    assert tensors.vector() == lists.vector()
+    assert tensors.flops() == trainflops.count(args, docs=every_document, mode="model").total
+
+
+def test_device_sums_past_int64_stay_exact():
+    # Each call's sum of L^2 is near 2^62: the sums pass 2^63 after two calls, and stay exact in two lanes.
+    longest = 2**31 - 1
+    tensors, lists = trainflops.SeqStats(DSA_ARGS), trainflops.SeqStats(DSA_ARGS)
+    for offsets in [[0, longest]] * 5 + [[0, longest - 5, longest]] * 3:
+        tensors.add_cu_seqlens(torch.tensor(offsets, dtype=torch.int64))
+        lists.add_cu_seqlens(offsets)
+    assert tensors.vector() == lists.vector()
+    assert tensors.tokens() == 8 * longest
+
+
+def test_a_call_of_many_documents_is_summed_in_parts():
+    docs = documents(3 * 2**16 + 5, seed=9)
+    offsets = np.cumsum([0] + docs)
+    tensors, lists = trainflops.SeqStats(DSA_ARGS), trainflops.SeqStats(DSA_ARGS)
+    tensors.add_cu_seqlens(torch.from_numpy(offsets))
+    lists.add_cu_seqlens(offsets)
+    assert tensors.vector() == lists.vector()
+    offsets[2**16 + 7] = offsets[2**16 + 6] - 1  # a bad offset in a later part
+    tensors.add_cu_seqlens(torch.from_numpy(offsets))
+    with pytest.raises(trainflops.InvalidInputError, match=f"^cu_seqlens\\[{2**16 + 7}\\] = "):
+        tensors.flops()
+    assert tensors.vector() == lists.vector()
+
+
+@pytest.mark.parametrize("args", MOMENT_MODELS, ids=["dsa-kpool", "dense", "dsv4", "block-sparse-window-chunk"])
+def test_device_sums_of_long_documents_stay_exact(args):
+    # Lengths past 2^31 and 2^42 (a length's top limb), one near the per-rank limit of 2^94 causal pairs.
+    near_limit = 199_032_864_766_429
+    batches = [[0, 2**31 + 5, 2**32], [0, 2**42 + 3, 2**43 + 2**21 + 1], [0, near_limit]]
+    for batch in batches:
+        tensors, lists = trainflops.SeqStats(args), trainflops.SeqStats(args)
+        tensors.add_cu_seqlens(torch.tensor(batch, dtype=torch.int64))
+        lists.add_cu_seqlens(batch)
+        assert tensors.vector() == lists.vector()
+
+
+def test_tensor_errors_add_nothing_and_are_raised_once_at_the_next_read():
+    stats = trainflops.SeqStats(DSA_ARGS)
+    stats.add_cu_seqlens(torch.tensor([0, 7, 300]))
+    stats.add_cu_seqlens(torch.tensor([0, 5, 9, 8, 10]))  # the first error is the one raised
+    stats.add_cu_seqlens(torch.tensor([3, 5]))
+    stats.add_cu_seqlens(torch.tensor([0, 40], dtype=torch.int32))
+    with pytest.raises(trainflops.InvalidInputError) as raised:
+        stats.tokens()
+    assert str(raised.value) == "cu_seqlens[3] = 8: must not be smaller than the previous offset 9"
+    assert stats.tokens() == 340  # the valid calls, and no error again
+    first = trainflops.SeqStats(DSA_ARGS)
+    first.add_cu_seqlens(torch.tensor([3, 5]))
+    with pytest.raises(trainflops.InvalidInputError, match="^cu_seqlens\\[0\\] = 3: must be 0$"):
+        first.vector()
+    for dtype in (torch.float32, torch.float64, torch.bool):
+        with pytest.raises(trainflops.InvalidInputError) as raised:
+            stats.add_cu_seqlens(torch.tensor([0, 1], dtype=dtype))
+        assert str(raised.value) == f"cu_seqlens holds {dtype} elements, not integers: give int32 or int64 values"
 
 
 def test_reset_and_accumulation():

@@ -57,6 +57,21 @@ Status SeqStats::add_cu_seqlens(std::span<const std::int32_t> cu_seqlens) {
   return StatisticSums(counter_.statistics(), kMaxSumBits).add_cu_seqlens(cu_seqlens, sums_);
 }
 
+SeqStats::MomentSpec SeqStats::moment_spec() const {
+  const StatisticSums sums(counter_.statistics(), kMaxSumBits);
+  MomentSpec spec;
+  for (const std::uint64_t threshold : sums.thresholds())
+    spec.thresholds.push_back(static_cast<std::int64_t>(threshold));
+  for (const PoolSpec& pool : sums.pools()) {
+    spec.pools.emplace_back(static_cast<std::int64_t>(pool.pool), static_cast<std::int64_t>(pool.threshold));
+  }
+  return spec;
+}
+
+Status SeqStats::add_moments(std::span<const Int128> moments) {
+  return StatisticSums(counter_.statistics(), kMaxSumBits).add_moments(moments, sums_);
+}
+
 std::vector<std::int64_t> SeqStats::vector() const {
   std::vector<std::int64_t> lanes = {ranks_, ranks_ * fingerprint_};
   lanes.reserve(kHeaderLanes + kLanesPerStatistic * sums_.size());

@@ -16,11 +16,15 @@
 //   selected compressed entries  C(L) - C(m), c = k p (sum_i min(k, floor(i/p)))
 //   pooled attended pairs        p (C(L) - C(m)), c = (k / p) p, the selected
 //                                pools; with the tail, plus pairs(L) - p C(L)
+//   block top-k pairs            chunked pairs + b (C(L) - C(m)) - (L - r) + (m - r_m),
+//                                chunks and pools of b, c = (k - 1) b, since
+//                                sum_i min(k - 1, floor((i - 1)/b)) = C(L) - floor(L/b)
+//                                less the same of m
 // and m mod p = L mod p where L > c, c being a multiple of p. So a block of
 // documents needs only the moments of length_moments.h (sums of L, m, r and of
 // their squares), which it computes in 64-bit lanes and this combines in 128
-// bits. Documents that a block cannot hold (lengths of 2^31 or more), and
-// statistics of any other kind, are counted one by one with document_count().
+// bits. Documents that a block cannot hold (lengths of 2^31 or more) are
+// counted one by one with document_count().
 // The results equal the per-document closed forms exactly
 // (statistic_sums_test.cc).
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_SUMS_H_
@@ -52,6 +56,19 @@ class StatisticSums {
   Status add_cu_seqlens(std::span<const std::int64_t> cu_seqlens, std::vector<Int128>& sums) const;
   Status add_cu_seqlens(std::span<const std::int32_t> cu_seqlens, std::vector<Int128>& sums) const;
 
+  // The moments the statistics are made of (thresholds and pools of
+  // length_moments.h, each threshold capped at INT64_MAX, which no length
+  // reaches), for summing them elsewhere.
+  std::span<const std::uint64_t> thresholds() const { return thresholds_; }
+  std::span<const PoolSpec> pools() const { return pools_; }
+  // Adds documents by their moments summed over them: sum L, sum L^2, then
+  // sum m and sum m^2 per threshold, then sum r and sum r^2 per pool. On error `sums` is left as it was.
+  // Errors: another number of moments; moments that no documents have (a
+  // negative one, or one that its pool or threshold bounds, as m <= L and
+  // p (L - r) <= L^2, exceeds); a moment of 2^100 or more; a sum that would
+  // reach the limit.
+  Status add_moments(std::span<const Int128> moments, std::vector<Int128>& sums) const;
+
  private:
   // How one statistic is made from the moments.
   struct Recipe {
@@ -65,8 +82,12 @@ class StatisticSums {
 
   template <typename Source>
   Status add(const Source& source, std::vector<Int128>& sums) const;
-  Status add_block(const BlockMoments& block, const std::vector<ExcessMoments>& excess,
-                   const std::vector<RemainderMoments>& remainders, std::vector<Int128>& sums) const;
+  // The moments of documents, summed: the flat layout add_moments() takes.
+  struct SummedMoments {
+    Int128 sum = 0;
+    Int128 squares = 0;
+  };
+  Status add_summed(std::span<const SummedMoments> moments, std::vector<Int128>& sums) const;
   template <typename Source>
   Status add_one_by_one(const Source& source, std::size_t start, std::size_t n, std::vector<Int128>& sums) const;
   Error limit_error(std::size_t statistic) const;
@@ -76,9 +97,10 @@ class StatisticSums {
   std::vector<Statistic> statistics_;
   int limit_bits_;
   std::vector<Recipe> recipes_;            // per statistic
-  std::vector<std::uint64_t> thresholds_;  // sorted, distinct
-  std::vector<PoolSpec> pools_;            // sorted, distinct
-  bool one_by_one_ = false;                // a statistic the moments do not cover
+  std::vector<std::uint64_t> thresholds_;  // sorted, distinct, <= INT64_MAX
+  std::vector<PoolSpec> pools_;            // sorted, distinct, thresholds <= INT64_MAX
+  std::vector<std::uint64_t> block_thresholds_;  // thresholds_ and pools_ capped at kMaxBlockTokens
+  std::vector<PoolSpec> block_pools_;
 };
 
 }  // namespace trainflops

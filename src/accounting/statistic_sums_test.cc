@@ -230,6 +230,78 @@ TEST_P(EveryLoops, DeclinedBlocksWithPoolsTooLargeForAvx2) {
   EXPECT_EQ(decimal(sums), decimal(closed_forms(statistics, lengths)));
 }
 
+// The moments summed elsewhere (as on a GPU), here document by document from
+// their definitions: the statistics equal the closed forms.
+std::vector<Int128> moments_of(const StatisticSums& summer, const std::vector<std::int64_t>& lengths) {
+  std::vector<Int128> moments;
+  const auto add = [&](const auto& value_of) {
+    Int128 sum = 0, squares = 0;
+    for (std::int64_t length : lengths) {
+      const Int128 value = value_of(Int128{length});
+      sum += value;
+      squares += value * value;
+    }
+    moments.push_back(sum);
+    moments.push_back(squares);
+  };
+  add([](Int128 length) { return length; });
+  for (std::uint64_t c : summer.thresholds()) add([&](Int128 length) { return std::max<Int128>(length - c, 0); });
+  for (const PoolSpec& pool : summer.pools()) {
+    add([&](Int128 length) { return length > pool.threshold ? length % pool.pool : 0; });
+  }
+  return moments;
+}
+
+TEST(StatisticSumsTest, MomentsSummedElsewhereMatchClosedForms) {
+  std::mt19937_64 rng(11);
+  for (const std::vector<Statistic>& statistics : statistic_sets()) {
+    const StatisticSums summer(statistics, 126);
+    // Lengths past a block's 2^31 tokens too, and past thresholds and pools of 2^31 and more.
+    const std::int64_t maxima[] = {10, 2100, std::int64_t{1} << 20, std::int64_t{INT32_MAX} - 1, std::int64_t{1} << 45};
+    for (const std::int64_t maximum : maxima) {
+      SCOPED_TRACE(std::to_string(statistics.size()) + " statistics, lengths up to " + std::to_string(maximum));
+      std::vector<std::int64_t> lengths(300);
+      for (auto& length : lengths) length = std::uniform_int_distribution<std::int64_t>(0, maximum)(rng);
+      lengths.push_back(INT32_MAX);
+      std::vector<Int128> sums(statistics.size(), 0);
+      ASSERT_TRUE(summer.add_moments(moments_of(summer, lengths), sums).ok());
+      EXPECT_EQ(decimal(sums), decimal(closed_forms(statistics, lengths)));
+    }
+  }
+}
+
+TEST(StatisticSumsTest, MomentsNoDocumentsHaveAreErrors) {
+  const StatisticSums summer({kTokens, kCausalPairs, topk_pairs(4), complete_pool_pairs(8)}, 94);
+  const std::vector<Int128> good = moments_of(summer, {3, 9, 17});
+  ASSERT_EQ(good.size(), 6u);  // L, the excess over 4, L mod 8
+  const auto with = [&](std::size_t at, Int128 value) {
+    std::vector<Int128> moments = good;
+    moments[at] = value;
+    return moments;
+  };
+  struct Case {
+    std::vector<Int128> moments;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{1, 1}, "the moments have 2 entries; this model's have 6"},
+      {with(3, -1), "moments[3] is negative: not a sum over documents"},
+      {with(1, Int128{1} << 100),
+       "moments[1] = 1267650600228229401496703205376: the moments of the documents reach 2^100"},
+      {with(2, good[0] + 1), "the moments are not those of any documents"},   // m summing past L
+      {with(4, good[0] + 1), "the moments are not those of any documents"},   // r summing past L
+      {with(0, good[1] + 1), "the moments are not those of any documents"},   // L summing past L^2
+      {with(0, good[0] + 64), "the moments are not those of any documents"},  // 8 (L - r) past L^2
+      {with(1, (Int128{1} << 96)), "the causal_pairs of the documents exceed 2^94"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    std::vector<Int128> sums = {5, 7, 7, 2};
+    EXPECT_EQ(summer.add_moments(c.moments, sums).error().message(), c.message);
+    EXPECT_EQ(decimal(sums), decimal({5, 7, 7, 2}));  // unchanged
+  }
+}
+
 TEST_P(EveryLoops, SumsThatReachTheLimitAreErrors) {
   const StatisticSums summer({kTokens, kCausalPairs}, 94);
   std::vector<Int128> sums = {0, 0};
