@@ -10,7 +10,7 @@ namespace trainflops::python {
 namespace {
 
 Comparison compare(py::handle model_spec, py::handle preset, py::handle hf, py::handle seq_length,
-                   py::handle batch_size, py::handle grad_mode, bool strict, bool allow_unknown_flags) {
+                   py::handle batch_size, py::handle grad_mode, py::handle strict, py::handle allow_unknown_flags) {
   const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode, strict, allow_unknown_flags);
   std::optional<std::int64_t> length = model->seq_length;
   if (!seq_length.is_none()) length = int64_from(seq_length, "seq_length");
@@ -60,8 +60,8 @@ str(comparison) is the table `trainflops compare` prints.)")
       .def_readonly("frameworks", &Comparison::frameworks, "A FrameworkCount per framework, trainflops' first.")
       .def(
           "render",
-          [](const Comparison& self, const std::string& format) {
-            return render_comparison(self, value_or_throw(parse_format(format)));
+          [](const Comparison& self, py::handle format) {
+            return render_comparison(self, value_or_throw(parse_format(text_from(format, "format"))));
           },
           py::arg("format") = "table", "As `trainflops compare --format` prints it: table, json or csv.")
       .def("__str__", [](const Comparison& self) { return render_comparison(self, Format::kTable); })

@@ -7,8 +7,14 @@
 namespace trainflops::python {
 namespace {
 
+// NumPy's bool has __index__ (deprecated), yet is no integer where bools are refused.
+bool is_numpy_bool(py::handle value) {
+  const std::string_view type = Py_TYPE(value.ptr())->tp_name;
+  return type == "numpy.bool_" || type == "numpy.bool";
+}
+
 bool is_integer(py::handle value) {
-  return !PyBool_Check(value.ptr()) && !PyFloat_Check(value.ptr()) &&
+  return !PyBool_Check(value.ptr()) && !PyFloat_Check(value.ptr()) && !is_numpy_bool(value) &&
          (PyLong_Check(value.ptr()) || PyIndex_Check(value.ptr()));
 }
 
@@ -97,6 +103,34 @@ std::int64_t int64_from(py::handle value, std::string_view what) {
                          ErrorCode::kOverflow);
   }
   return static_cast<std::int64_t>(wide);
+}
+
+bool bool_from(py::handle value, std::string_view what) {
+  if (!PyBool_Check(value.ptr()))
+    throw ErrorException(std::string(what) + " = " + python_repr(value) + ": must be True or False");
+  return value.ptr() == Py_True;
+}
+
+std::string text_from(py::handle value, std::string_view what) {
+  if (!PyUnicode_Check(value.ptr()))
+    throw ErrorException(std::string(what) + " = " + python_repr(value) + ": must be a str");
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+  if (!utf8) {
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) throw py::error_already_set();
+    PyErr_Clear();
+    throw ErrorException(std::string(what) + " = " + python_repr(value) +
+                         ": must be text UTF-8 can hold (a lone surrogate cannot be encoded)");
+  }
+  return std::string(utf8, static_cast<std::size_t>(size));
+}
+
+std::string path_from(py::handle value, std::string_view what) {
+  if (!PyUnicode_Check(value.ptr()) && !PyBytes_Check(value.ptr()) && !py::hasattr(value, "__fspath__")) {
+    throw ErrorException(std::string(what) + " = " + python_repr(value) + ": must be a path (a str or os.PathLike)");
+  }
+  const py::object path = py::module_::import("os").attr("fspath")(value);
+  return PyBytes_Check(path.ptr()) ? path.cast<std::string>() : text_from(path, what);
 }
 
 py::object without_tensor(py::handle values, const std::string& what) {
@@ -192,6 +226,7 @@ nlohmann::json json_at(py::handle value, const JsonPath& path, int depth) {
   PyObject* object = value.ptr();
   if (object == Py_None) return nullptr;
   if (PyBool_Check(object)) return object == Py_True;
+  if (is_numpy_bool(value)) return PyObject_IsTrue(object) == 1;
   if (PyLong_CheckExact(object)) {
     int overflow = 0;
     const long long integer = PyLong_AsLongLongAndOverflow(object, &overflow);
@@ -205,7 +240,7 @@ nlohmann::json json_at(py::handle value, const JsonPath& path, int depth) {
     throw ErrorException(what + " = " + to_decimal(integer) + ": does not fit in 64 bits");
   }
   if (PyFloat_Check(object)) return PyFloat_AsDouble(object);
-  if (PyUnicode_Check(object)) return value.cast<std::string>();
+  if (PyUnicode_Check(object)) return text_from(value, path.text());
   if (PyList_Check(object) || PyTuple_Check(object)) {
     nlohmann::json array = nlohmann::json::array();
     for (py::handle item : value) {
@@ -218,7 +253,7 @@ nlohmann::json json_at(py::handle value, const JsonPath& path, int depth) {
     for (auto [key, item] : py::reinterpret_borrow<py::dict>(value)) {
       if (!PyUnicode_Check(key.ptr()))
         throw ErrorException(path.text() + " has a key " + python_repr(key) + ": keys must be strings");
-      const std::string name = key.cast<std::string>();
+      const std::string name = text_from(key, path.text() + " key");
       members[name] = json_at(item, JsonPath{nullptr, &path, &name, 0}, depth + 1);
     }
     return members;

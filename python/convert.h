@@ -53,10 +53,18 @@ py::int_ to_python(Int128 value);
 py::object to_python(const Flops& flops);
 
 // An integer: a Python int or anything with __index__ (NumPy integers), not a
-// bool or a float. Errors: "<what> = <repr>: must be an integer" and
+// bool (Python's or NumPy's) or a float. Errors: "<what> = <repr>: must be an integer" and
 // "<what> = <value>: does not fit in 128 bits" (64 bits for the int64 form).
 Int128 int128_from(py::handle value, std::string_view what);
 std::int64_t int64_from(py::handle value, std::string_view what);
+// A flag: True or False. Error: "<what> = <repr>: must be True or False".
+bool bool_from(py::handle value, std::string_view what);
+// A str, as UTF-8. Errors: "<what> = <repr>: must be a str", and a str that
+// UTF-8 cannot hold (a lone surrogate).
+std::string text_from(py::handle value, std::string_view what);
+// A path: a str or an os.PathLike, as os.fspath() gives it. Errors: another
+// type ("<what> = <repr>: must be a path (a str or os.PathLike)"), text_from()'s.
+std::string path_from(py::handle value, std::string_view what);
 
 // A torch tensor as the NumPy array that shares its memory (an error for a
 // tensor on another device, which says to call .cpu(): copying it here would

@@ -26,12 +26,12 @@ Workload workload_from(const PyModel& model, py::handle batch_size, py::handle s
   return value_or_throw(resolve_workload(input, source));
 }
 
-Report count(py::handle model_spec, py::handle preset, py::handle hf, const std::string& mode_text,
-             const std::string& recompute_text, py::handle batch_size, py::handle seq_length, py::handle docs,
-             py::handle cu_seqlens, py::handle total_real_tokens, py::handle seqlen_squared_sum, py::handle grad_mode,
-             bool strict, bool allow_unknown_flags) {
-  const Mode mode = value_or_throw(parse_mode(mode_text));
-  const Recompute recompute = value_or_throw(parse_recompute(recompute_text));
+Report count(py::handle model_spec, py::handle preset, py::handle hf, py::handle mode_text, py::handle recompute_text,
+             py::handle batch_size, py::handle seq_length, py::handle docs, py::handle cu_seqlens,
+             py::handle total_real_tokens, py::handle seqlen_squared_sum, py::handle grad_mode, py::handle strict,
+             py::handle allow_unknown_flags) {
+  const Mode mode = value_or_throw(parse_mode(text_from(mode_text, "mode")));
+  const Recompute recompute = value_or_throw(parse_recompute(text_from(recompute_text, "recompute")));
   const std::shared_ptr<PyModel> model = model_from(model_spec, preset, hf, grad_mode, strict, allow_unknown_flags);
   // An array of offsets alone is counted in place, in one pass: a training loop may pass millions.
   const bool offsets_alone = !cu_seqlens.is_none() && batch_size.is_none() && seq_length.is_none() && docs.is_none() &&
@@ -125,8 +125,9 @@ modes). str(report) is the table `trainflops count` prints.)")
       .def_readonly("layers", &Report::layers, "The per-layer breakdown, a list of Layer.")
       .def(
           "render",
-          [](const Report& self, const std::string& format, const std::string& layers) {
-            return render(self, value_or_throw(parse_format(format)), value_or_throw(parse_layer_rows(layers)));
+          [](const Report& self, py::handle format, py::handle layers) {
+            return render(self, value_or_throw(parse_format(text_from(format, "format"))),
+                          value_or_throw(parse_layer_rows(text_from(layers, "layers"))));
           },
           py::arg("format") = "table", py::arg("layers") = "kinds",
           "The report as `trainflops count --format --layers` prints it: table, json or csv; the table's layer "

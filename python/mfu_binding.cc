@@ -27,8 +27,9 @@ void bind_mfu(py::module_& module) {
       "Every dense peak: dicts of gpu, product, dtype, dense_tflops (per GPU) and source.");
   module.def(
       "find_peak",
-      [](const std::string& gpu, const std::string& dtype) {
-        const FoundPeak found = value_or_throw(find_peak(gpu, value_or_throw(parse_dtype(dtype))));
+      [](py::handle gpu, py::handle dtype) {
+        const FoundPeak found =
+            value_or_throw(find_peak(text_from(gpu, "gpu"), value_or_throw(parse_dtype(text_from(dtype, "dtype")))));
         py::dict peak = peak_dict(found.peak);
         peak["assumed"] = std::string(found.assumed);
         return peak;

@@ -69,7 +69,9 @@ std::shared_ptr<PyModel> from_flags(py::handle words, bool allow_unknown_flags) 
   ModelInput input;
   input.allow_unknown_flags = allow_unknown_flags;
   input.megatron_flags.emplace();
-  for (py::handle word : words) input.megatron_flags->push_back(word.cast<std::string>());
+  for (py::handle word : words) {
+    input.megatron_flags->push_back(text_from(word, "model[" + std::to_string(input.megatron_flags->size()) + "]"));
+  }
   return from_input(input);
 }
 
@@ -138,7 +140,7 @@ bool is_model(py::handle spec) {
 std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   if (is_model(spec)) return spec.cast<std::shared_ptr<PyModel>>();
   if (PyUnicode_Check(spec.ptr()) || py::hasattr(spec, "__fspath__")) {
-    return from_file(py::module_::import("os").attr("fspath")(spec).cast<std::string>());
+    return from_file(path_from(spec, "model"));
   }
   if (PyDict_Check(spec.ptr())) {
     const py::dict dict = py::reinterpret_borrow<py::dict>(spec);
@@ -158,7 +160,10 @@ std::shared_ptr<PyModel> load_model(py::handle spec, bool allow_unknown_flags) {
   } else if (!PyLong_Check(spec.ptr()) && !PyFloat_Check(spec.ptr()) && spec.ptr() != Py_None) {
     auto result = from_named_values([&](const py::str& name) {
       PyObject* value = PyObject_GetAttr(spec.ptr(), name.ptr());
-      if (!value) PyErr_Clear();  // absent: None, as in a namespace from before the argument existed
+      if (!value) {  // absent: None, as in a namespace from before the argument existed
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+        PyErr_Clear();
+      }
       return py::reinterpret_steal<py::object>(value);
     });
     if (result) return result;
@@ -177,12 +182,14 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
   copy->global_batch_size = model->global_batch_size;
   copy->ignored = model->ignored;
   copy->assumed = model->assumed;
-  throw_if_error(apply_dsa_indexer_grad_mode(copy->model, grad_mode.cast<std::string>()));
+  throw_if_error(apply_dsa_indexer_grad_mode(copy->model, text_from(grad_mode, "dsa_indexer_grad_mode")));
   return copy;
 }
 
 std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
-                                    bool strict, bool allow_unknown_flags) {
+                                    py::handle strict_flag, py::handle allow_unknown_flags_flag) {
+  const bool strict = bool_from(strict_flag, "strict");
+  const bool allow_unknown_flags = bool_from(allow_unknown_flags_flag, "allow_unknown_flags");
   const int given = !spec.is_none() + !preset.is_none() + !hf.is_none();
   if (given != 1) {
     ModelInput none_or_several;  // the library words this error as for every front end
@@ -192,16 +199,15 @@ std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::hand
   if (!spec.is_none()) return with_dsa_indexer_grad_mode(load_model(spec, allow_unknown_flags), grad_mode);
   ModelInput input;
   if (!preset.is_none()) {
-    if (!PyUnicode_Check(preset.ptr())) throw ErrorException("preset = " + python_repr(preset) + ": must be a str");
-    input.preset = preset.cast<std::string>();
+    input.preset = text_from(preset, "preset");
   } else {
-    input.hf_config = py::module_::import("os").attr("fspath")(hf).cast<std::string>();
+    input.hf_config = path_from(hf, "hf");
   }
   if (!grad_mode.is_none()) {
     if (!PyUnicode_Check(grad_mode.ptr())) {
       throw ErrorException("dsa_indexer_grad_mode = " + python_repr(grad_mode) + ": must be a str or None");
     }
-    input.dsa_indexer_grad_mode = grad_mode.cast<std::string>();
+    input.dsa_indexer_grad_mode = text_from(grad_mode, "dsa_indexer_grad_mode");
   }
   input.strict = strict;
   return from_input(input);

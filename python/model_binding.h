@@ -71,9 +71,9 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
 // resolves --preset and --hf (model_input.h); its DSA indexers trained as
 // `grad_mode` says unless it is None; with `strict`, a Hugging Face field
 // trainflops does not know is an error (else a UserWarning);
-// `allow_unknown_flags` as for load_model().
+// `allow_unknown_flags` as for load_model(); both True or False.
 std::shared_ptr<PyModel> model_from(py::handle spec, py::handle preset, py::handle hf, py::handle grad_mode,
-                                    bool strict, bool allow_unknown_flags);
+                                    py::handle strict, py::handle allow_unknown_flags);
 
 void bind_model(py::module_& module);
 

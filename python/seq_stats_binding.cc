@@ -16,8 +16,8 @@ Each data-parallel rank adds the documents it trains on; vector() is a small
 fixed-size list of int64 whose elementwise sum over the ranks (one
 all_reduce(SUM)) is the state of the whole global batch. set_vector() loads
 the sum, and flops() gives the exact model-mode FLOPs of the iteration.)")
-      .def(py::init([](py::handle model, py::handle preset, py::handle hf, py::handle grad_mode, bool strict,
-                       bool allow_unknown_flags) {
+      .def(py::init([](py::handle model, py::handle preset, py::handle hf, py::handle grad_mode, py::handle strict,
+                       py::handle allow_unknown_flags) {
              return value_or_throw(
                  SeqStats::create(model_from(model, preset, hf, grad_mode, strict, allow_unknown_flags)->model));
            }),

@@ -161,6 +161,26 @@ ERRORS = [
     (dict(model={**LLAMA_ARGS, "num_layers": "32"}, batch_size=1), 'num_layers = "32": must be an integer or null'),
     (dict(model={**LLAMA_ARGS, "spec": {1, 2}}, batch_size=1),
      "args.spec = {1, 2}: must be None, a bool, a number, a string, a list or a dict"),
+    (dict(model={**LLAMA_ARGS, "num_layers": float("inf")}, batch_size=1),
+     "num_layers = inf: must be an integer or null"),
+    (dict(model={**LLAMA_ARGS, "num_layers": float("nan")}, batch_size=1),
+     "num_layers = nan: must be an integer or null"),
+    (dict(model={**LLAMA_ARGS, "num_layers": np.bool_(True)}, batch_size=1),
+     "num_layers = true: must be an integer or null"),
+    (dict(model=LLAMA_ARGS, batch_size=np.bool_(True)), f"batch_size = {np.bool_(True)!r}: must be an integer"),
+    (dict(model=LLAMA_ARGS, docs=[3, np.bool_(False)]), f"docs[1] = {np.bool_(False)!r}: must be an integer"),
+    (dict(model=LLAMA_ARGS, batch_size=1, mode=None), "mode = None: must be a str"),
+    (dict(model=LLAMA_ARGS, batch_size=1, recompute=1), "recompute = 1: must be a str"),
+    (dict(model=LLAMA_ARGS, batch_size=1, strict="yes"), "strict = 'yes': must be True or False"),
+    (dict(model=LLAMA_ARGS, batch_size=1, allow_unknown_flags=None),
+     "allow_unknown_flags = None: must be True or False"),
+    (dict(model=["--num-layers", "2\ud800"], batch_size=1),
+     "model[1] = '2\\ud800': must be text UTF-8 can hold (a lone surrogate cannot be encoded)"),
+    (dict(model={**LLAMA_ARGS, "spec": "x\udc80"}, batch_size=1),
+     "args.spec = 'x\\udc80': must be text UTF-8 can hold (a lone surrogate cannot be encoded)"),
+    (dict(preset="glm\ud800", batch_size=1),
+     "preset = 'glm\\ud800': must be text UTF-8 can hold (a lone surrogate cannot be encoded)"),
+    (dict(hf=5, batch_size=1), "hf = 5: must be a path (a str or os.PathLike)"),
     (dict(model=["--num-layer", "2"], batch_size=1),
      "unknown flag --num-layer: Megatron-LM's parser has no such option; did you mean --num-layers? "
      "(allow unknown flags to count the model without it)"),
@@ -211,6 +231,34 @@ def test_a_value_that_contains_itself_is_an_error_not_a_crash():
         trainflops.count({**LLAMA_ARGS, "moe_layer_freq": _contains_itself()}, batch_size=1)
     assert str(raised.value).startswith("args.moe_layer_freq[1][1]")
     assert str(raised.value).endswith(": nested deeper than 100 levels (a list or dict that contains itself?)")
+
+
+class _InterruptedArgs:
+    """Megatron-LM arguments whose reading is interrupted (Ctrl-C while getattr runs)."""
+
+    def __getattr__(self, name):
+        if name == "hidden_size":
+            raise KeyboardInterrupt
+        if name in LLAMA_ARGS:
+            return LLAMA_ARGS[name]
+        raise AttributeError(name)
+
+
+def test_an_interrupt_while_reading_arguments_propagates():
+    with pytest.raises(KeyboardInterrupt):
+        trainflops.count(_InterruptedArgs(), batch_size=1)
+    with pytest.raises(KeyboardInterrupt):
+        trainflops.Model(_InterruptedArgs())
+
+
+def test_flags_of_every_entry_point_must_be_bools():
+    for make in (lambda: trainflops.Model(LLAMA_ARGS, strict=1), lambda: trainflops.SeqStats(LLAMA_ARGS, strict=1),
+                 lambda: trainflops.compare(LLAMA_ARGS, strict=1)):
+        with pytest.raises(trainflops.InvalidInputError) as raised:
+            make()
+        assert str(raised.value) == "strict = 1: must be True or False"
+    with pytest.raises(trainflops.InvalidInputError, match="^format = 3: must be a str$"):
+        trainflops.count(LLAMA_ARGS, batch_size=1).render(3)
 
 
 def test_unknown_model_forms_and_modes():

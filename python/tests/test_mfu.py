@@ -1,4 +1,5 @@
 """trainflops.mfu(): TFLOP/s per GPU, MFU and HFU against the dense peak table."""
+import numpy as np
 import pytest
 
 import trainflops
@@ -93,6 +94,10 @@ ERRORS = [
      "flops = None: must be a number of FLOPs or a trainflops.Report"),
     (dict(flops=1e15, step_time=1, num_gpus=8, peak_tflops=-3), "peak_tflops = -3: must be a positive, finite "
      "number of TFLOP/s per GPU"),
+    (dict(flops=1e15, step_time=1, num_gpus=8, gpu=5), "gpu = 5: must be a str"),
+    (dict(flops=1e15, step_time=1, num_gpus=8, gpu="a100", dtype=None), "dtype = None: must be a str"),
+    (dict(flops=1e15, step_time=1, num_gpus=np.bool_(True), gpu="a100"),
+     f"num_gpus = {np.bool_(True)!r}: must be an integer"),
 ]
 
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -18,8 +19,16 @@ namespace {
 
 using nlohmann::json;
 
+// JSON has no infinity nor NaN (dump() writes them as null), but values from
+// Python do.
+std::string json_shown(const json& value) {
+  if (!value.is_number_float() || std::isfinite(value.get<double>())) return value.dump();
+  const double number = value.get<double>();
+  return std::isnan(number) ? "nan" : number > 0 ? "inf" : "-inf";
+}
+
 Error type_error(std::string_view key, const json& value, const char* rule) {
-  return Error(std::string(key) + " = " + value.dump() + ": " + rule);
+  return Error(std::string(key) + " = " + json_shown(value) + ": " + rule);
 }
 
 Status read(std::string_view key, const json& value, std::optional<std::int64_t>& out) {
