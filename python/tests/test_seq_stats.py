@@ -127,6 +127,26 @@ def test_tensors_summed_on_their_device_equal_the_lists(args, dtype):
     assert tensors.flops() == trainflops.count(args, docs=every_document, mode="model").total
 
 
+def test_adding_a_tensor_reads_none_of_its_values_on_the_host(monkeypatch):
+    # What would synchronize with a GPU: a tensor's value read into Python. (seq_stats_cuda.py checks a real GPU.)
+    stats = trainflops.SeqStats(MIXED_CONFIG)
+    offsets = [torch.tensor([0, 7, 7, 300, 4400], dtype=torch.int32), torch.tensor([0, 5, 3]), torch.tensor([2, 9])]
+
+    def refuse(*_):
+        raise AssertionError("a tensor's value was read on the host")
+
+    with monkeypatch.context() as patch:
+        for method in ("__bool__", "__int__", "__index__", "__float__", "item", "tolist", "numpy", "cpu"):
+            patch.setattr(torch.Tensor, method, refuse)
+        for tensor in offsets * 3:
+            stats.add_cu_seqlens(tensor)
+        with pytest.raises(AssertionError, match="read on the host"):
+            stats.tokens()  # reading the totals is the one place that may
+    with pytest.raises(trainflops.InvalidInputError, match="^cu_seqlens\\[2\\] = 3: must not be smaller"):
+        stats.tokens()
+    assert stats.tokens() == 3 * 4400
+
+
 def test_device_sums_past_int64_stay_exact():
     # Each call's sum of L^2 is near 2^62: the sums pass 2^63 after two calls, and stay exact in two lanes.
     longest = 2**31 - 1
