@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "accounting/counter_internals.h"
 #include "bindings.h"
 #include "convert.h"
 #include "model_binding.h"
@@ -316,9 +317,8 @@ double num_floating_point_operations(py::handle args, py::handle batch_size, py:
     if (!tokens) tokens = bshd_tokens;
   }
   const FlopsCounter& counter = model->counter(Mode::kMegatron);
-  return value_or_throw(counter.megatron_total(
-                            MegatronAggregates{tokens->value, squares->value, model->model.megatron_seq_length}))
-      .value;
+  const MegatronAggregates aggregates{tokens->value, squares->value, model->model.megatron_seq_length};
+  return value_or_throw(CounterInternals::megatron_total(counter, aggregates)).value;
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ FRONT_END_EXCEPTIONS = {
         "reads JSON text with the library's limits and messages, which no public header offers",
     ("python/model_binding.cc", "base/json_text.h"):
         "tells a JSON file of Megatron-LM arguments from a trainflops config before resolve_model reads it",
+    ("python/megatron_binding.cc", "accounting/counter_internals.h"):
+        "the drop-in counts Megatron-LM's aggregates (CounterInternals::megatron_total), which the public "
+        "FlopsCounter does not offer",
     ("python/model_binding.cc", "inputs/megatron_args_json.h"):
         "turns Python values that are not plain (NumPy scalars, tensors) into Megatron-LM arguments through "
         "their JSON form, before resolve_model builds the model from them",

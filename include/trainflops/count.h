@@ -96,8 +96,6 @@ struct Report {
   std::optional<ParameterSummary> parameters;
 };
 
-class StatisticSums;  // internal: sums of statistics over many documents
-
 // Document lengths given a block at a time, in order: the function calls
 // its argument once per block and stops at the first error it returns.
 using LengthBlocks = std::function<Status(const std::function<Status(std::span<const std::int64_t>)>&)>;
@@ -134,22 +132,15 @@ class FlopsCounter {
   // its block), no tokens, a count past 128 bits.
   Result<Report> report_length_blocks(const LengthBlocks& feed) const;
 
-  // Megatron mode: the total of Megatron-LM's aggregates as its
-  // num_floating_point_operations receives them, T and S2 as doubles that need
-  // not be whole nor describe a batch (Megatron-LM checks neither): zero
-  // tokens count 0, and S2 < T is counted as given. Thread-safe.
-  // Errors: another mode; a statistic whose estimate needs the model's
-  // seq_length when aggregates.seq_length is unset.
-  Result<Flops> megatron_total(const MegatronAggregates& aggregates) const;
   // Report::components alone, without the per-layer rows: as fast as total()
   // times the number of components. Equal to report()'s exactly in the exact
   // modes, within rounding in megatron mode.
   Result<std::vector<ComponentFlops>> components(const Workload& workload) const;
 
-  Mode mode() const { return mode_; }
+  Mode mode() const;
 
   // The distinct statistics the count depends on, in a fixed order.
-  const std::vector<Statistic>& statistics() const { return statistics_; }
+  const std::vector<Statistic>& statistics() const;
 
   // Exact modes: the total from the batch sums of statistics(), in the same
   // order (what SeqStats accumulates). Errors: a wrong number of sums, a
@@ -158,60 +149,12 @@ class FlopsCounter {
 
  private:
   friend class CounterInternals;  // the library's own callers (src/accounting/counter_internals.h)
+  class Impl;                     // the prepared terms (src/accounting/count.cc)
 
-  Result<Flops> total_and_components(const Workload& workload,
-                                     std::array<double, kAllComponents.size()>& per_component) const;
-  struct Rows;  // the report's rows and the terms they show, built once per distinct layer (count.cc)
+  explicit FlopsCounter(std::shared_ptr<const Impl> impl);
 
-  FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows);
-  // create() after its checks: the model is valid.
-  static FlopsCounter of_valid_model(const Model& model, Mode mode, Recompute recompute);
-
-  // The value of every distinct statistic over the workload, exact or estimated.
-  struct StatisticValues;
-  Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
-  // Megatron mode: the estimate of every statistic from T and S2 (values.tokens is the caller's).
-  Result<StatisticValues> megatron_values(const MegatronAggregates& aggregates) const;
-  template <typename Offset>
-  Result<StatisticValues> statistics_of_offsets(std::span<const Offset> cu_seqlens) const;
-  template <typename Offset>
-  Result<Report> report_of_offsets(std::span<const Offset> cu_seqlens) const;
-  // The report of evaluated statistics; model_total is the caller's.
-  Result<Report> report_of(const StatisticValues& values, std::string workload_description) const;
-  Result<Flops> total_of(const StatisticValues& values) const;
-  class ComponentSums;
-  Status add_components(const StatisticValues& values, ComponentSums& sums) const;
-  // One row of the report's run `run_index` (named ""): its FLOPs and components.
-  Result<LayerFlops> row_flops(std::size_t run_index, const StatisticValues& values) const;
-
-  Mode mode_;
-  Recompute recompute_;
-  std::optional<std::int64_t> megatron_seq_length_;
-  std::shared_ptr<const Rows> rows_;   // immutable, shared by copies
-  std::vector<Statistic> statistics_;  // distinct, sorted
-  // Per statistic: the sum of flops * executions in the exact modes, of the
-  // terms' estimates in megatron mode; the other mode's are zeros.
-  std::vector<Int128> exact_coefficients_;
-  std::vector<double> megatron_coefficients_;
-  // Per component and statistic, the same coefficients (components()).
-  struct ComponentCoefficient {
-    Component component;
-    std::size_t statistic;  // index into statistics_
-    Int128 exact;
-    double megatron;
-  };
-  std::vector<ComponentCoefficient> component_coefficients_;
-  // Megatron mode's estimate of one component's part.
-  static double megatron_part(const ComponentCoefficient& c, const StatisticValues& values);
-  std::shared_ptr<const StatisticSums> document_sums_;  // exact modes: sums over packed documents
-  std::shared_ptr<const FlopsCounter> model_counter_;   // executed mode: the model-mode count beside it
+  std::shared_ptr<const Impl> impl_;  // immutable, shared by copies
 };
-
-// Megatron mode's total of one workload without preparing a counter: what a
-// model counted once wants, as preparing one costs several counts. Equal, bit
-// for bit, to FlopsCounter::create(model, Mode::kMegatron) then total(workload),
-// errors included.
-Result<Flops> megatron_total(const Model& model, const Workload& workload);
 
 // Sets report.parameters from `parameters`, count_parameter_totals() of the
 // model the report counts, when they were counted; leaves it unset when they

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "accounting/counter_internals.h"
 #include "accounting/statistic_sums.h"
 #include "model/workload_offsets.h"
 #include "trainflops/layer_flops.h"
@@ -17,7 +18,9 @@ namespace trainflops {
 // one by one, where checked arithmetic names the overflow.
 constexpr int kDocumentSumBits = 126;
 
-struct FlopsCounter::Rows {
+namespace {
+
+struct Rows {
   // A distinct layer, an MTP projection or the logits: its terms, built once.
   struct Part {
     std::string kind;       // layer_kind(), or "projection" / "logits"
@@ -72,7 +75,6 @@ struct FlopsCounter::Rows {
     return summary;
   }
 };
-namespace {
 
 // Whether selective recomputation (Megatron-LM's recompute of core attention)
 // runs a component's forward again. No default: a component added without a
@@ -286,10 +288,8 @@ Result<MegatronAggregates> megatron_aggregates_of(const Workload& workload,
                             bshd ? std::optional(bshd->seq_length) : model_seq_length};
 }
 
-}  // namespace
-
 // The FLOPs of each component, summed term by term.
-class FlopsCounter::ComponentSums {
+class ComponentSums {
  public:
   Status add(Component component, double estimate, const std::optional<Int128>& exact) {
     Flops& sum = sums_[static_cast<std::size_t>(component)];
@@ -330,6 +330,8 @@ class FlopsCounter::ComponentSums {
   std::array<bool, kAllComponents.size()> present_{};
 };
 
+}  // namespace
+
 std::string_view mode_name(Mode mode) {
   switch (mode) {
     case Mode::kMegatron: return "megatron";
@@ -362,13 +364,79 @@ Result<Recompute> parse_recompute(std::string_view text) {
   return Error("recompute = \"" + std::string(text) + "\": must be one of none, selective, full");
 }
 
-struct FlopsCounter::StatisticValues {
+namespace {
+
+// The value of every distinct statistic over the workload, exact or estimated.
+struct StatisticValues {
   std::vector<Int128> exact;     // exact modes
   std::vector<double> estimate;  // megatron mode
   Int128 tokens = 0;
 };
 
-FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
+}  // namespace
+
+class FlopsCounter::Impl {
+ public:
+  // FlopsCounter::create(), and the model-mode counter of executed mode.
+  static Result<std::shared_ptr<const Impl>> create(const Model& model, Mode mode, Recompute recompute);
+
+  Mode mode() const { return mode_; }
+  const std::vector<Statistic>& statistics() const { return statistics_; }
+
+  // FlopsCounter's and CounterInternals' functions.
+  Result<Flops> total(const Workload& workload) const;
+  Result<Report> report(const Workload& workload) const;
+  template <typename Offset>
+  Result<Report> report_of_offsets(std::span<const Offset> cu_seqlens) const;
+  Result<Report> report_length_blocks(const LengthBlocks& feed) const;
+  Result<Flops> megatron_total(const MegatronAggregates& aggregates) const;
+  Result<std::vector<ComponentFlops>> components(const Workload& workload) const;
+  Result<Flops> total_from_statistics(const std::vector<Int128>& sums) const;
+  Result<Flops> total_and_components(const Workload& workload,
+                                     std::array<double, kAllComponents.size()>& per_component) const;
+
+ private:
+  Impl(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows);
+  // create() after its checks: the model is valid.
+  static std::shared_ptr<Impl> of_valid_model(const Model& model, Mode mode, Recompute recompute);
+
+  // The value of every distinct statistic over the workload, exact or estimated.
+  Result<StatisticValues> evaluate_statistics(const Workload& workload) const;
+  // Megatron mode: the estimate of every statistic from T and S2 (values.tokens is the caller's).
+  Result<StatisticValues> megatron_values(const MegatronAggregates& aggregates) const;
+  template <typename Offset>
+  Result<StatisticValues> statistics_of_offsets(std::span<const Offset> cu_seqlens) const;
+  // The report of evaluated statistics; model_total is the caller's.
+  Result<Report> report_of(const StatisticValues& values, std::string workload_description) const;
+  Result<Flops> total_of(const StatisticValues& values) const;
+  Status add_components(const StatisticValues& values, ComponentSums& sums) const;
+  // One row of the report's run `run_index` (named ""): its FLOPs and components.
+  Result<LayerFlops> row_flops(std::size_t run_index, const StatisticValues& values) const;
+
+  Mode mode_;
+  Recompute recompute_;
+  std::optional<std::int64_t> megatron_seq_length_;
+  std::shared_ptr<const Rows> rows_;
+  std::vector<Statistic> statistics_;  // distinct, sorted
+  // Per statistic: the sum of flops * executions in the exact modes, of the
+  // terms' estimates in megatron mode; the other mode's are zeros.
+  std::vector<Int128> exact_coefficients_;
+  std::vector<double> megatron_coefficients_;
+  // Per component and statistic, the same coefficients (components()).
+  struct ComponentCoefficient {
+    Component component;
+    std::size_t statistic;  // index into statistics_
+    Int128 exact;
+    double megatron;
+  };
+  std::vector<ComponentCoefficient> component_coefficients_;
+  // Megatron mode's estimate of one component's part.
+  static double megatron_part(const ComponentCoefficient& c, const StatisticValues& values);
+  std::shared_ptr<const StatisticSums> document_sums_;  // exact modes: sums over packed documents
+  std::shared_ptr<const Impl> model_counter_;           // executed mode: the model-mode count beside it
+};
+
+FlopsCounter::Impl::Impl(Mode mode, Recompute recompute, std::shared_ptr<const Rows> rows)
     : mode_(mode), recompute_(recompute), rows_(std::move(rows)) {
   // Megatron mode's coefficients add their terms in the parts' order. The components' coefficients (and the exact ones,
   // whose order does not matter) take every term by statistic then component
@@ -440,7 +508,8 @@ FlopsCounter::FlopsCounter(Mode mode, Recompute recompute, std::shared_ptr<const
   if (exact) document_sums_ = std::make_shared<const StatisticSums>(statistics_, kDocumentSumBits);
 }
 
-Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompute recompute) {
+Result<std::shared_ptr<const FlopsCounter::Impl>> FlopsCounter::Impl::create(const Model& model, Mode mode,
+                                                                             Recompute recompute) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
   if (recompute != Recompute::kNone && mode != Mode::kExecuted) {
     return Error("recompute = \"" + std::string(recompute_name(recompute)) +
@@ -452,16 +521,14 @@ Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompu
       TRAINFLOPS_RETURN_IF_ERROR(check_router_widths("mtp_depths[" + std::to_string(d) + "]", model.mtp_depths[d]));
     }
   }
-  FlopsCounter counter = of_valid_model(model, mode, recompute);
+  std::shared_ptr<Impl> counter = of_valid_model(model, mode, recompute);
   // Executed reports carry the model-mode total beside theirs (MFU's numerator).
-  if (mode == Mode::kExecuted) {
-    counter.model_counter_ =
-        std::make_shared<const FlopsCounter>(of_valid_model(model, Mode::kModel, Recompute::kNone));
-  }
-  return counter;
+  if (mode == Mode::kExecuted) counter->model_counter_ = of_valid_model(model, Mode::kModel, Recompute::kNone);
+  return std::shared_ptr<const Impl>(std::move(counter));
 }
 
-FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompute recompute) {
+std::shared_ptr<FlopsCounter::Impl> FlopsCounter::Impl::of_valid_model(const Model& model, Mode mode,
+                                                                       Recompute recompute) {
   CountParts counted;
   parts_of(model, Convention{mode, model.megatron_path}, recompute, counted);
   auto rows = std::make_shared<Rows>();
@@ -491,12 +558,13 @@ FlopsCounter FlopsCounter::of_valid_model(const Model& model, Mode mode, Recompu
   rows->mtp_depths = model.mtp_depths.size();
   rows->hidden_size = model.hidden_size;
   rows->vocab_size = model.vocab_size;
-  FlopsCounter counter(mode, recompute, std::move(rows));
-  counter.megatron_seq_length_ = model.megatron_seq_length;
+  // The constructor is private: make_shared cannot reach it.
+  std::shared_ptr<Impl> counter(new Impl(mode, recompute, std::move(rows)));
+  counter->megatron_seq_length_ = model.megatron_seq_length;
   return counter;
 }
 
-Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Workload& workload) const {
+Result<StatisticValues> FlopsCounter::Impl::evaluate_statistics(const Workload& workload) const {
   TRAINFLOPS_RETURN_IF_ERROR(validate(workload));
   if (mode_ == Mode::kMegatron) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const MegatronAggregates megatron,
@@ -521,14 +589,14 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::evaluate_statistics(const Wo
   return values;
 }
 
-Result<FlopsCounter::StatisticValues> FlopsCounter::megatron_values(const MegatronAggregates& aggregates) const {
+Result<StatisticValues> FlopsCounter::Impl::megatron_values(const MegatronAggregates& aggregates) const {
   StatisticValues values;
   TRAINFLOPS_RETURN_IF_ERROR(megatron_estimates(statistics_, aggregates, values.estimate));
   return values;
 }
 
 template <typename Offset>
-Result<FlopsCounter::StatisticValues> FlopsCounter::statistics_of_offsets(std::span<const Offset> cu_seqlens) const {
+Result<StatisticValues> FlopsCounter::Impl::statistics_of_offsets(std::span<const Offset> cu_seqlens) const {
   // Megatron mode needs T and S2 = 2 x causal pairs - T; the exact modes every statistic.
   static const StatisticSums aggregates({kTokens, kCausalPairs}, kDocumentSumBits);
   const bool megatron = mode_ == Mode::kMegatron;
@@ -550,7 +618,7 @@ Result<FlopsCounter::StatisticValues> FlopsCounter::statistics_of_offsets(std::s
 }
 
 template <typename Offset>
-Result<Report> FlopsCounter::report_of_offsets(std::span<const Offset> cu_seqlens) const {
+Result<Report> FlopsCounter::Impl::report_of_offsets(std::span<const Offset> cu_seqlens) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, statistics_of_offsets(cu_seqlens));
   TRAINFLOPS_ASSIGN_OR_RETURN(
       Report report, report_of(values, describe_packed(static_cast<Int128>(cu_seqlens.size()) - 1, values.tokens)));
@@ -561,15 +629,7 @@ Result<Report> FlopsCounter::report_of_offsets(std::span<const Offset> cu_seqlen
   return report;
 }
 
-Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const {
-  return report_of_offsets(cu_seqlens);
-}
-
-Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const {
-  return report_of_offsets(cu_seqlens);
-}
-
-Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) const {
+Result<Report> FlopsCounter::Impl::report_length_blocks(const LengthBlocks& feed) const {
   // Megatron mode needs T and S2 = 2 x causal pairs - T; the exact modes every statistic.
   static const StatisticSums aggregates({kTokens, kCausalPairs}, kDocumentSumBits);
   const bool megatron = mode_ == Mode::kMegatron;
@@ -586,9 +646,8 @@ Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) cons
   if (tokens == 0) return validate(Workload{PackedDocuments{}}).error();  // the message of a batch without tokens
   StatisticValues values;
   if (megatron) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(
-        values, megatron_values(MegatronAggregates{to_double(tokens), to_double(2 * sums[1] - tokens),
-                                                   megatron_seq_length_}));
+    TRAINFLOPS_ASSIGN_OR_RETURN(values, megatron_values(MegatronAggregates{
+                                            to_double(tokens), to_double(2 * sums[1] - tokens), megatron_seq_length_}));
   } else {
     values.exact = std::move(sums);
   }
@@ -603,18 +662,18 @@ Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) cons
   return report;
 }
 
-Result<Flops> FlopsCounter::total(const Workload& workload) const {
+Result<Flops> FlopsCounter::Impl::total(const Workload& workload) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   return total_of(values);
 }
 
-Result<Flops> FlopsCounter::megatron_total(const MegatronAggregates& aggregates) const {
+Result<Flops> FlopsCounter::Impl::megatron_total(const MegatronAggregates& aggregates) const {
   if (mode_ != Mode::kMegatron) return Error("Megatron-LM's aggregates T and S2 allow megatron mode only");
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, megatron_values(aggregates));
   return total_of(values);
 }
 
-Result<Flops> FlopsCounter::total_from_statistics(const std::vector<Int128>& sums) const {
+Result<Flops> FlopsCounter::Impl::total_from_statistics(const std::vector<Int128>& sums) const {
   if (mode_ == Mode::kMegatron) return Error("megatron mode counts from T and S2, not from exact statistics");
   if (sums.size() != statistics_.size()) {
     return Error("expected " + std::to_string(statistics_.size()) + " statistic sums, got " +
@@ -628,7 +687,7 @@ Result<Flops> FlopsCounter::total_from_statistics(const std::vector<Int128>& sum
   return total_of(values);
 }
 
-Result<Flops> FlopsCounter::total_of(const StatisticValues& values) const {
+Result<Flops> FlopsCounter::Impl::total_of(const StatisticValues& values) const {
   if (mode_ == Mode::kMegatron) {
     double sum = 0;
     for (std::size_t i = 0; i < statistics_.size(); ++i) sum += megatron_coefficients_[i] * values.estimate[i];
@@ -644,7 +703,7 @@ Result<Flops> FlopsCounter::total_of(const StatisticValues& values) const {
   return Flops{to_double(sum), sum};
 }
 
-Result<Report> FlopsCounter::report(const Workload& workload) const {
+Result<Report> FlopsCounter::Impl::report(const Workload& workload) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, report_of(values, describe(workload)));
   if (model_counter_) {
@@ -653,7 +712,7 @@ Result<Report> FlopsCounter::report(const Workload& workload) const {
   return report;
 }
 
-Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::string workload_description) const {
+Result<Report> FlopsCounter::Impl::report_of(const StatisticValues& values, std::string workload_description) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Flops total_flops, total_of(values));
   Report report;
   report.mode = mode_;
@@ -695,7 +754,7 @@ Result<Report> FlopsCounter::report_of(const StatisticValues& values, std::strin
   return report;
 }
 
-Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const StatisticValues& values) const {
+Result<LayerFlops> FlopsCounter::Impl::row_flops(std::size_t run_index, const StatisticValues& values) const {
   const Rows::Run& run = rows_->runs[run_index];
   const Rows::Part& part = rows_->parts[run.part];
   ComponentSums sums;
@@ -723,11 +782,11 @@ Result<LayerFlops> FlopsCounter::row_flops(std::size_t run_index, const Statisti
   return flops;
 }
 
-inline double FlopsCounter::megatron_part(const ComponentCoefficient& c, const StatisticValues& values) {
+inline double FlopsCounter::Impl::megatron_part(const ComponentCoefficient& c, const StatisticValues& values) {
   return c.megatron * values.estimate[c.statistic];
 }
 
-Status FlopsCounter::add_components(const StatisticValues& values, ComponentSums& sums) const {
+Status FlopsCounter::Impl::add_components(const StatisticValues& values, ComponentSums& sums) const {
   const bool exact = mode_ != Mode::kMegatron;
   for (const ComponentCoefficient& c : component_coefficients_) {
     std::optional<Int128> exact_value;
@@ -743,20 +802,64 @@ Status FlopsCounter::add_components(const StatisticValues& values, ComponentSums
   return Ok{};
 }
 
-Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {
+Result<std::vector<ComponentFlops>> FlopsCounter::Impl::components(const Workload& workload) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   ComponentSums sums;
   TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   return sums.list();
 }
 
-Result<Flops> FlopsCounter::total_and_components(const Workload& workload,
-                                                 std::array<double, kAllComponents.size()>& per_component) const {
+Result<Flops> FlopsCounter::Impl::total_and_components(const Workload& workload,
+                                                       std::array<double, kAllComponents.size()>& per_component) const {
   TRAINFLOPS_ASSIGN_OR_RETURN(const StatisticValues values, evaluate_statistics(workload));
   ComponentSums sums;
   TRAINFLOPS_RETURN_IF_ERROR(add_components(values, sums));
   sums.values(per_component);
   return total_of(values);
+}
+
+FlopsCounter::FlopsCounter(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+Result<FlopsCounter> FlopsCounter::create(const Model& model, Mode mode, Recompute recompute) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(std::shared_ptr<const Impl> impl, Impl::create(model, mode, recompute));
+  return FlopsCounter(std::move(impl));
+}
+
+Result<Flops> FlopsCounter::total(const Workload& workload) const { return impl_->total(workload); }
+
+Result<Report> FlopsCounter::report(const Workload& workload) const { return impl_->report(workload); }
+
+Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int64_t> cu_seqlens) const {
+  return impl_->report_of_offsets(cu_seqlens);
+}
+
+Result<Report> FlopsCounter::report_cu_seqlens(std::span<const std::int32_t> cu_seqlens) const {
+  return impl_->report_of_offsets(cu_seqlens);
+}
+
+Result<Report> FlopsCounter::report_length_blocks(const LengthBlocks& feed) const {
+  return impl_->report_length_blocks(feed);
+}
+
+Result<std::vector<ComponentFlops>> FlopsCounter::components(const Workload& workload) const {
+  return impl_->components(workload);
+}
+
+Mode FlopsCounter::mode() const { return impl_->mode(); }
+
+const std::vector<Statistic>& FlopsCounter::statistics() const { return impl_->statistics(); }
+
+Result<Flops> FlopsCounter::total_from_statistics(const std::vector<Int128>& sums) const {
+  return impl_->total_from_statistics(sums);
+}
+
+Result<Flops> CounterInternals::total_and_components(const FlopsCounter& counter, const Workload& workload,
+                                                     std::array<double, kAllComponents.size()>& per_component) {
+  return counter.impl_->total_and_components(workload, per_component);
+}
+
+Result<Flops> CounterInternals::megatron_total(const FlopsCounter& counter, const MegatronAggregates& aggregates) {
+  return counter.impl_->megatron_total(aggregates);
 }
 
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute) {
