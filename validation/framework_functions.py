@@ -37,6 +37,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import megatron_baseline  # noqa: E402
 
+from validation import bridge_function  # noqa: E402
+
 LENGTHS = (1500, 4096, 131072)
 TOLERANCE = 1e-12
 
@@ -80,9 +82,12 @@ BRIDGE_RENAMED = {"num_experts": "num_moe_experts", "swiglu": "gated_linear_unit
 
 
 def megatron_bridge(checkout, megatron_lm):
-    function, _, _ = megatron_baseline.load_function([os.path.join(checkout, "src"), megatron_lm],
-                                                  "megatron/bridge/training/utils/flop_utils.py",
-                                                  "num_floating_point_operations")
+    try:
+        function, _, _ = megatron_baseline.load_function([os.path.join(checkout, "src"), megatron_lm],
+                                                      "megatron/bridge/training/utils/flop_utils.py",
+                                                      "num_floating_point_operations")
+    except RuntimeError:  # Megatron-Core's imports not resolvable from its source alone
+        function = bridge_function.load(checkout, megatron_lm)
 
     def run(args, length):
         model = dict.fromkeys(BRIDGE_FIELDS)
@@ -286,6 +291,16 @@ HF_CASES = (
         "moe_ffn_hidden_size": 768}),
     # Qwen3-Next's layers without an MTP depth (the config names none).
     ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
+    # Kimi Linear: Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based)
+    # over MLA; its other frameworks have no Kimi Delta Attention.
+    ("kimi-linear-48b-a3b.json", None, {
+        "num_layers": 27, "hidden_size": 2304, "ffn_hidden_size": 9216, "num_attention_heads": 32,
+        "multi_latent_attention": True, "q_lora_rank": None, "kv_lora_rank": 512, "qk_head_dim": 128,
+        "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "swiglu": True, "padded_vocab_size": 163840,
+        "num_experts": 256, "moe_layer_freq": [0] + [1] * 26, "moe_router_topk": 8, "moe_ffn_hidden_size": 1024,
+        "moe_shared_expert_intermediate_size": 1024,
+        "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}),
 )
 
 

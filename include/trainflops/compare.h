@@ -61,6 +61,8 @@ enum class ConventionKind {
   kDsaIndexer,           // DSA's lightning indexer
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kOutputGate,           // the attention output gate's projection
+  kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
+  kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
@@ -73,6 +75,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
     ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
     ConventionKind::kSmallParameters,
+    ConventionKind::kMlaOutputGate, ConventionKind::kKdaGates,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

@@ -31,6 +31,7 @@ enum class Component {
   kMamba,                 // Mamba-2 projections, convolution and scan
   kGatedDeltaNet,         // gated delta net projections, convolution and delta rule
   kGatedDeltaProduct,     // gated delta product layers
+  kKimiDeltaAttention,    // Kimi Delta Attention projections, convolutions, gates and delta rule
   kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
   kLogits,                // output layer, main and every MTP depth
 };
@@ -52,6 +53,7 @@ inline constexpr std::array kAllComponents = {
     Component::kMamba,
     Component::kGatedDeltaNet,
     Component::kGatedDeltaProduct,
+    Component::kKimiDeltaAttention,
     Component::kMtp,
     Component::kLogits,
 };

@@ -78,6 +78,9 @@ using Terms = std::vector<Term>;
 // kv = g head_dim; the exact modes count one kv projection when the keys are
 // the values and none when the layer reuses an earlier layer's keys and values.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
+// MLA with an output gate adds h * n * v_head_dim to its projections in
+// model and executed modes; megatron mode leaves the gate out, as Megatron-LM
+// and Megatron-Bridge do.
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
 
 // DeepSeek Sparse Attention (dsa_flops.cc).
@@ -122,12 +125,23 @@ Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attenti
 Terms block_sparse_attention_terms(const BlockSparseAttention& attention, std::int64_t hidden_size,
                                    Convention convention);
 
-// Linear attention (linear_attention_flops.cc); no convention changes it.
+// Linear attention (linear_attention_flops.cc); no convention changes the
+// gated delta net and product.
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 // The delta rule's share of that, per token: 4 nv dv^2 multiply-adds (KK^T,
 // VK^T, S(a(I - bKK^T)) and SQ over each value head's dv x dv state).
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
+// Kimi Delta Attention, one trained term per token (P = num_heads head_dim):
+// 4 h P (q, k, v, output) + h num_heads (beta) + forget_gate_rank (h + P)
+// + the output gate's h P (output_gate_rank (h + P) when low rank)
+// + 3 conv_kernel_dim P (the short convolutions) + the delta rule's
+// kimi_delta_rule_fmas. Megatron mode counts as Megatron-Bridge's function
+// does, which charges every layer Kimi K3's gates: a full-rank output gate and
+// a forget gate of rank head_dim.
+Terms kimi_delta_attention_terms(const KimiDeltaAttention& kda, std::int64_t hidden_size, Convention convention);
+// 4 num_heads head_dim^2 multiply-adds per token, as the gated delta rule's.
+Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& kda);
 
 // State-space mixers (mamba_flops.cc).
 // Mamba-2 of width d (2 * hidden_size in the megatron conventions):

@@ -63,6 +63,9 @@ struct MlaAttention {
   std::int64_t qk_head_dim = 0;          // non-rotary part of a query/key head
   std::int64_t qk_pos_emb_head_dim = 0;  // rotary part
   std::int64_t v_head_dim = 0;
+  // Kimi K3: a sigmoid gate on the output, projected from the hidden state to
+  // num_heads * v_head_dim (h x n dv multiply-adds per token).
+  bool output_gate = false;
 
   bool operator==(const MlaAttention&) const = default;
 };
@@ -188,8 +191,25 @@ struct BlockSparseAttention {
   bool operator==(const BlockSparseAttention&) const = default;
 };
 
+// Kimi Delta Attention (Kimi Linear, Kimi K3): a gated delta rule whose
+// forget gate is per channel. Queries, keys and values are num_heads heads of
+// head_dim (P = num_heads * head_dim wide), each through its own h x P
+// projection and a depthwise short convolution; beta is one h x num_heads
+// projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
+// output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
+// when low rank) and a P x h projection.
+struct KimiDeltaAttention {
+  std::int64_t num_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t conv_kernel_dim = 0;
+  std::int64_t forget_gate_rank = 0;
+  std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
+
+  bool operator==(const KimiDeltaAttention&) const = default;
+};
+
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                           GatedDeltaProduct, BlockSparseAttention>;
+                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -415,7 +435,7 @@ Status validate(const Model& model);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
-// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse";
+// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

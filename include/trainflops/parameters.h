@@ -28,6 +28,9 @@
 //     output projection d x h.
 //   - Gated delta product: the input projection h x (1 + H)(d + groups state +
 //     heads), the convolution 4 (d H + groups state (1 + H)), the output d x h.
+//   - Kimi Delta Attention (P = heads x head_dim): q, k, v and output h x P
+//     each, beta h x heads, the forget gate h x rank + rank x P, the output gate
+//     h x P (low rank: h x rank + rank x P), the convolutions 3 P x kernel.
 //   - Dense MLP (`-`): h x ffn and ffn x h, and the gate h x ffn when gated.
 //   - MoE (`E`): every routed expert (num_experts of them, as a dense MLP of
 //     expert_ffn_hidden_size, or in the latent space of latent_size with the
@@ -49,7 +52,9 @@
 //     each expert's) or the query, key and value projections' (qkv_biases);
 //     Mamba-2's convolution bias (d + 2 groups state);
 //   - per-head scalars: attention sinks (n), Mamba-2's A, D and dt bias (3
-//     heads), the gated delta net's A and dt bias (2 value heads);
+//     heads), the gated delta net's A and dt bias (2 value heads), Kimi Delta
+//     Attention's A (heads) and forget gate bias (P), and its output norm
+//     (head_dim, shared by the heads);
 //   - the router's expert bias (one per expert) and the shared expert's gate
 //     (h);
 //   - the router (h x experts), counted with the MoE components.

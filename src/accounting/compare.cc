@@ -74,6 +74,7 @@ constexpr std::string_view kNoSharedKeyValue =
 
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
   if (model.megatron_path == MegatronPath::kHybrid) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
@@ -106,6 +107,7 @@ bool has_latent_moe(const Model& model) {
 
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
+  if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
   if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "compare models MaxText's GQA with a head dimension and without chunked attention only";
@@ -121,6 +123,7 @@ std::string maxtext_cannot_express(const Model& model) {
 std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
   return "";
 }
 
@@ -167,6 +170,7 @@ std::string nemo_rl_cannot_express(const Model& model) {
 std::string automodel_cannot_express(const Model& model) {
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
@@ -215,8 +219,11 @@ const std::array<FrameworkDefinition, 9>& definitions() {
       {Framework::kTrainflopsModel, "trainflops-model", "trainflops model", kModelConventions, expressible_everywhere,
        nullptr, nullptr},
       {Framework::kTrainflopsExecuted, "trainflops-executed", "trainflops executed",
-       Conventions{
-           .router = true, .dsa_core = DsaCoreRule::kAbsorbedExact, .indexer = IndexerRule::kExecuted, .norms = false},
+       Conventions{.router = true,
+                   .dsa_core = DsaCoreRule::kAbsorbedExact,
+                   .indexer = IndexerRule::kExecuted,
+                   .norms = false,
+                   .mla_output_gate = true},
        expressible_everywhere, nullptr, nullptr},
       {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -237,7 +244,8 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .windows = WindowRule::kExactBelowLength,
                    .mtp_layer = MtpLayerRule::kLastDecoderLayer,
                    .dsa_core = DsaCoreRule::kAbsorbedExact,
-                   .indexer = IndexerRule::kExecuted},
+                   .indexer = IndexerRule::kExecuted,
+                   .kda_gates_as_k3 = true},
        bridge_cannot_express, nullptr, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -276,7 +284,9 @@ const FrameworkDefinition& definition(Framework framework) {
 bool frameworks_modelled(const Mixer& mixer) {
   return std::visit(
       Overloaded{
-          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet> auto&) { return true; },
+          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention> auto&) {
+            return true;
+          },
           [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) {
             return false;
           },
@@ -349,6 +359,8 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kDsaIndexer: return "dsa_indexer";
     case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
     case ConventionKind::kOutputGate: return "output_gate";
+    case ConventionKind::kMlaOutputGate: return "mla_output_gate";
+    case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
     case ConventionKind::kQuickGeglu: return "quick_geglu";
@@ -368,6 +380,8 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kDsaIndexer: return "DSA indexer";
     case ConventionKind::kLinearAttentionCore: return "linear attention core";
     case ConventionKind::kOutputGate: return "attention output gate";
+    case ConventionKind::kMlaOutputGate: return "MLA output gate";
+    case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
     case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";

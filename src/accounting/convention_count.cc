@@ -122,7 +122,9 @@ void add_gqa(const GqaAttention& attention, std::int64_t h, const Conventions& c
 }
 
 void add_mla(const MlaAttention& attention, std::int64_t h, const Conventions& c, DoubledSum& sum) {
-  sum.add(mla_attention_terms(attention, h, projections_mode(c)), [&](const Statistic& s) {
+  MlaAttention charged = attention;
+  charged.output_gate = attention.output_gate && c.mla_output_gate;
+  sum.add(mla_attention_terms(charged, h, projections_mode(c)), [&](const Statistic& s) {
     return s.kind == StatisticKind::kCausalPairs ? sum.causal(c.causal) : sum.exact(s);
   });
 }
@@ -131,7 +133,9 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
   if (c.dsa_core == DsaCoreRule::kDenseMla) {
     add_mla(attention.mla, h, c, sum);
   } else {
-    sum.add(select(mla_attention_terms(attention.mla, h, projections_mode(c)),
+    MlaAttention charged = attention.mla;
+    charged.output_gate = attention.mla.output_gate && c.mla_output_gate;
+    sum.add(select(mla_attention_terms(charged, h, projections_mode(c)),
                    [](Component k) { return k == Component::kAttentionProjections; }),
             [&](const Statistic& s) { return sum.exact(s); });
     const bool expanded = c.dsa_core == DsaCoreRule::kExpandedExact || c.dsa_core == DsaCoreRule::kExpandedArea ||
@@ -193,6 +197,11 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
           [&](const GatedDeltaNet& g) {
             Terms terms = gated_delta_net_terms(g, h);
             if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
+            sum.add(terms, exact);
+          },
+          [&](const KimiDeltaAttention& k) {
+            Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
+            if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
             sum.add(terms, exact);
           },
           // No framework's choice changes these but whether norms count.
@@ -307,6 +316,8 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kDsaIndexer: to.indexer = from.indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
+    case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
+    case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
@@ -363,6 +374,8 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       break;
     case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
+    case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
+    case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";

@@ -79,10 +79,15 @@ struct Conventions {
   // the MLA LoRA norms the `norms` choice charges: torchtitan's 6 N counts
   // every parameter but the embedding.
   bool small_parameters = false;
+  // Kimi K3's MLA output gate: no framework's function counts it.
+  bool mla_output_gate = false;
+  // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
+  // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
+  bool kda_gates_as_k3 = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.
-constexpr Conventions kModelConventions{};
+constexpr Conventions kModelConventions{.mla_output_gate = true};
 
 // Sets `kind` in `to` to `from`'s choice.
 void take_choice(ConventionKind kind, const Conventions& from, Conventions& to);

@@ -95,6 +95,7 @@ bool selectively_recomputed(Component component) {
     case Component::kMamba:
     case Component::kGatedDeltaNet:
     case Component::kGatedDeltaProduct:
+    case Component::kKimiDeltaAttention:
     case Component::kMtp:
     case Component::kLogits: return false;
   }

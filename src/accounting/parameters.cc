@@ -111,7 +111,8 @@ void add_mla(Parts& p, const MlaAttention& a, const Context& c) {
   const Int128 kv_lora = a.kv_lora_rank;
   const Int128 query = a.q_lora_rank ? h * *a.q_lora_rank + *a.q_lora_rank * n * (qk + rope) : h * n * (qk + rope);
   const Int128 key_value = h * (kv_lora + rope) + kv_lora * n * (qk + v);
-  p.weight(Component::kAttentionProjections, query + key_value + n * v * h);
+  const Int128 gate = a.output_gate ? h * n * v : 0;  // Kimi K3's output gate
+  p.weight(Component::kAttentionProjections, query + key_value + n * v * h + gate);
   // The LoRA norms: the queries' latent (when there is one) and the keys' and values'.
   p.add(ParameterKind::kNorm, c.norm((a.q_lora_rank ? *a.q_lora_rank : 0) + kv_lora));
   if (c.layout.linear_biases) {
@@ -178,6 +179,17 @@ void add_mixer(Parts& p, const GatedDeltaProduct& g, const Context& c) {
   const Int128 in = (1 + hh) * (d + group_state + g.num_heads);
   const Int128 conv_channels = d * hh + group_state * (1 + hh);
   p.weight(Component::kGatedDeltaProduct, h * in + 4 * conv_channels + d * h);
+}
+
+void add_mixer(Parts& p, const KimiDeltaAttention& k, const Context& c) {
+  const Int128 h = c.h, p_width = Int128{k.num_heads} * k.head_dim;
+  const Int128 output_gate = k.output_gate_rank ? *k.output_gate_rank * (h + p_width) : h * p_width;
+  p.weight(Component::kKimiDeltaAttention, 4 * h * p_width + h * k.num_heads +
+                                               Int128{k.forget_gate_rank} * (h + p_width) + output_gate +
+                                               Int128{k.conv_kernel_dim} * 3 * p_width);
+  // A per head and the forget gate's bias per channel; the gated output norm, shared by the heads.
+  p.add(ParameterKind::kPerHeadScalar, k.num_heads + p_width);
+  p.add(ParameterKind::kNorm, k.head_dim);
 }
 
 // --- channel mixers ---------------------------------------------------------

@@ -204,9 +204,9 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                               "grouped-query attention");
                         },
                         // DeepSeek-V4's attention has a window of its own; the others attend no
-                        // window (Megatron-LM's arguments build no block-sparse attention).
+                        // window (Megatron-LM's arguments build no block-sparse or Kimi Delta attention).
                         [](const OneOf<CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
-                                       BlockSparseAttention> auto&) -> Status { return Ok{}; },
+                                       BlockSparseAttention, KimiDeltaAttention> auto&) -> Status { return Ok{}; },
                     },
                     *layer.mixer);
 }

@@ -128,6 +128,7 @@ struct ConfigType<MlaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
     return Ok{};
   }
 };
@@ -229,6 +230,19 @@ struct ConfigType<BlockSparseAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.topk_blocks, r.integer("topk_blocks"));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> init, r.optional_integer("init_blocks"));
     a.init_blocks = init.value_or(0);
+    return Ok{};
+  }
+};
+
+template <>
+struct ConfigType<KimiDeltaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"kda"};
+  static Status read(ObjectReader& r, std::string_view, KimiDeltaAttention& k) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.conv_kernel_dim, r.integer("conv_kernel_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.integer("forget_gate_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.output_gate_rank, r.optional_integer("output_gate_rank"));
     return Ok{};
   }
 };

@@ -92,6 +92,24 @@ TEST(NativeConfigTest, DsaLayersSpelledOutMatchIndexSharing) {
             count(preset.value(), workload, Mode::kModel).value().total.exact);
 }
 
+// Kimi K3's two mixers: Kimi Delta Attention and MLA with an output gate.
+TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
+  const Result<Model> model = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4, "forget_gate_rank": 8,
+                       "output_gate_rank": 16},
+               "mla": {"type": "mla", "num_heads": 2, "kv_lora_rank": 8, "qk_head_dim": 4,
+                       "qk_pos_emb_head_dim": 0, "v_head_dim": 4, "output_gate": true}},
+    "layers": [{"mixer": "kda"}, {"mixer": "mla"}]})");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  EXPECT_EQ(*model.value().layers[0].mixer, Mixer(KimiDeltaAttention{4, 8, 4, 8, 16}));
+  EXPECT_EQ(*model.value().layers[1].mixer, Mixer(MlaAttention{2, std::nullopt, 8, 4, 0, 4, true}));
+  const Result<Model> missing = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4}},
+    "layers": [{"mixer": "kda"}]})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(), "mixers.kda.forget_gate_rank is missing");
+}
+
 TEST(NativeConfigTest, Errors) {
   struct Case {
     std::string text;
@@ -120,7 +138,7 @@ TEST(NativeConfigTest, Errors) {
        "mixers, mtp, name, vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
        "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp, "
-       "block_sparse"},
+       "block_sparse, kda"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "gqa", "num_heads": 4}}, "layers": []})",
        "mixers.a.num_query_groups is missing"},
       {R"({"hidden_size": "64", "vocab_size": 100, "layers": []})", "hidden_size = \"64\": must be an integer"},

@@ -158,6 +158,14 @@ Status check(const Checker& c, const GatedDeltaProduct& g) {
   return c.positive("num_householder", g.num_householder);
 }
 
+Status check(const Checker& c, const KimiDeltaAttention& k) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", k.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", k.head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("conv_kernel_dim", k.conv_kernel_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("forget_gate_rank", k.forget_gate_rank));
+  return c.positive("output_gate_rank", k.output_gate_rank);
+}
+
 Status check(const Checker& c, const DenseMlp& m) { return c.positive("ffn_hidden_size", m.ffn_hidden_size); }
 
 Status check(const Checker& c, const Moe& m) {
@@ -206,7 +214,7 @@ DsaIndexer* trainable_indexer(Mixer& mixer) {
                         // DeepSeek-V4's CSA indexer trains with its layer, a block-sparse
                         // indexer not at all: no grad mode.
                         [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                                 GatedDeltaProduct, BlockSparseAttention> auto&) -> DsaIndexer* { return nullptr; },
+                                 GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention> auto&) -> DsaIndexer* { return nullptr; },
                     },
                     mixer);
 }
@@ -316,6 +324,7 @@ std::string mixer_kind(const Mixer& mixer) {
     std::string operator()(const Mamba2&) const { return "mamba2"; }
     std::string operator()(const GatedDeltaProduct&) const { return "gdp"; }
     std::string operator()(const BlockSparseAttention&) const { return "block-sparse"; }
+    std::string operator()(const KimiDeltaAttention&) const { return "kda"; }
   };
   return std::visit(Namer{}, mixer);
 }

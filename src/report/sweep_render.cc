@@ -49,6 +49,7 @@ constexpr std::optional<Group> group_of(Component component) {
     case Component::kMamba:
     case Component::kGatedDeltaNet:
     case Component::kGatedDeltaProduct:
+    case Component::kKimiDeltaAttention:
     case Component::kMtp:
     case Component::kLogits: return Group::kOther;
   }
