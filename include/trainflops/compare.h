@@ -67,6 +67,8 @@ enum class ConventionKind {
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
+  kHyperConnections,     // hyper-connections around every sublayer and before each head
+  kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -76,6 +78,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate, ConventionKind::kKdaGates,
+    ConventionKind::kHyperConnections, ConventionKind::kNgramMemory,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

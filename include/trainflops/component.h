@@ -32,6 +32,8 @@ enum class Component {
   kGatedDeltaNet,         // gated delta net projections, convolution and delta rule
   kGatedDeltaProduct,     // gated delta product layers
   kKimiDeltaAttention,    // Kimi Delta Attention projections, convolutions, gates and delta rule
+  kHyperConnections,      // hyper-connections: coefficient projections, reads, writes, stream mixing
+  kNgramMemory,           // hashed n-gram memory: key/value projections, gates, convolution
   kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
   kLogits,                // output layer, main and every MTP depth
 };
@@ -54,6 +56,8 @@ inline constexpr std::array kAllComponents = {
     Component::kGatedDeltaNet,
     Component::kGatedDeltaProduct,
     Component::kKimiDeltaAttention,
+    Component::kHyperConnections,
+    Component::kNgramMemory,
     Component::kMtp,
     Component::kLogits,
 };

@@ -241,9 +241,29 @@ struct Moe {
 
 using ChannelMixer = std::variant<DenseMlp, Moe>;
 
+// Hashed n-gram memory (Engram in DeepSeek-V4.1 and LongCat-2.0, per-layer
+// embeddings in Qwen3.8): each token's preceding n-grams are hashed into
+// embedding tables, and the rows looked up (e wide in all) are projected to a
+// key per residual stream (streams x h) and one value (h). Each stream's gate is
+// the dot product of its key with the stream; the gated value is added to every
+// stream, and a depthwise causal convolution of `conv_kernel` taps runs over
+// the streams x h channels. The lookups cost no FLOPs: the tables are
+// parameters only.
+struct NgramMemory {
+  std::int64_t embed_dim = 0;  // e: the looked-up rows, concatenated
+  std::int64_t streams = 1;    // the residual streams (Model::hyper_connections), 1 without
+  std::int64_t conv_kernel = 0;
+  std::int64_t table_parameters = 0;  // the tables' weights, for parameter counts
+
+  bool operator==(const NgramMemory&) const = default;
+};
+
 struct Layer {
   std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
+  // Added to the residual streams before the mixer (initialized here so that
+  // layers built from a mixer and a channel mixer alone need not name it).
+  std::optional<NgramMemory> ngram_memory = std::nullopt;
 
   bool operator==(const Layer&) const = default;
 };
@@ -341,6 +361,36 @@ class LayerStack {
   std::int64_t size_ = 0;
 };
 
+// Hyper-connections: the residual stream widened to `streams` copies of the
+// hidden state, read into each sublayer (mixer, channel mixer) of every layer
+// and written back by learned per-token coefficients; a last read collapses the
+// streams before each output head.
+struct HyperConnections {
+  enum class Variant {
+    // Manifold-constrained (mHC, DeepSeek-V4; Megatron-LM's
+    // --enable-hyper-connections): per sublayer one projection of the
+    // flattened streams (streams x h) to streams^2 + 2 streams coefficients
+    // (read, write, and a streams x streams mixing made doubly stochastic by
+    // Sinkhorn iterations); the read weights the streams into one input, the
+    // write adds the output to each stream, the mixing mixes the streams. The
+    // head projects to `streams` read weights only.
+    kManifold,
+    // Gated residual (Qwen3.8's mhc_variant "gated_residual"): per sublayer a
+    // low-rank gate (streams x h -> rank -> streams x h) whose gated streams
+    // are averaged into the input, and a projection to `streams` write gates
+    // that add the output to each stream; the head has the gate alone.
+    kGatedResidual,
+  };
+  Variant variant = Variant::kManifold;
+  std::int64_t streams = 0;  // n (hc_mult, hc_count, --mhc-num-residual-streams)
+  std::int64_t rank = 0;     // gated residual only: the gate's rank (hc_lowrank)
+
+  bool operator==(const HyperConnections&) const = default;
+};
+
+// "mhc" or "gated_residual".
+std::string_view hyper_connection_variant_name(HyperConnections::Variant variant);
+
 // Which of Megatron-LM's two accounting functions reproduces this model in
 // `megatron` mode. The hybrid one omits the MTP projections and ignores the
 // attention output gate; the exact modes count both on either path.
@@ -389,6 +439,9 @@ struct Model {
   // depth also has a 2h -> h projection with norms and its own logits.
   std::vector<LayerStack> mtp_depths;
   ParameterLayout parameter_layout;
+  // Every decoder and MTP layer's sublayers read and write the residual
+  // streams through these; unset: one plain residual stream.
+  std::optional<HyperConnections> hyper_connections;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.

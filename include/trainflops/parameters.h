@@ -38,6 +38,11 @@
 //     router (h x num_experts).
 //   - MTP: each depth's 2h x h projection and its layers; the depths share
 //     the embedding and the output layer with the main model (Megatron-LM).
+//   - Hyper-connections: per sublayer n h (n^2 + 2n) (mHC) or 2 n h rank +
+//     n h n (gated residual), per output head n h n or 2 n h rank, counted
+//     with the output layer (the MTP depth's with its projection).
+//   - Hashed n-gram memory: its key, value and convolution weights; its
+//     tables count in the total, never as active (they are looked up).
 //   - The embedding table (V x h) and the output layer (h x V), counted apart
 //     unless the embedding is tied (below).
 // Besides the weights of products, every parameter of the model's layout
@@ -108,13 +113,15 @@ enum class ParameterKind {
   kPerHeadScalar,  // attention sinks, Mamba-2's and the gated delta net's A, D, dt bias
   kExpertBias,     // the router's load-balancing bias
   kGate,           // the shared expert's gate
+  kLookupTable,    // hashed n-gram memory's tables: a few rows read per token, never active
 };
 inline constexpr ParameterKind kAllParameterKinds[] = {
     ParameterKind::kWeight, ParameterKind::kEmbeddingTable, ParameterKind::kRouter,     ParameterKind::kNorm,
     ParameterKind::kBias,   ParameterKind::kPerHeadScalar,  ParameterKind::kExpertBias, ParameterKind::kGate,
+    ParameterKind::kLookupTable,
 };
 // "weight", "embedding_table", "router", "norm", "bias", "per_head_scalar",
-// "expert_bias", "gate" (JSON keys and report rows).
+// "expert_bias", "gate", "lookup_table" (JSON keys and report rows).
 std::string_view parameter_kind_name(ParameterKind kind);
 // Whether model mode charges FLOPs per token for it: kWeight alone.
 bool costs_flops_per_token(ParameterKind kind);

@@ -71,6 +71,19 @@ bool has_shared_key_value(const Model& model) {
 }
 constexpr std::string_view kNoSharedKeyValue =
     " has no attention whose keys are its values, or that reuses another layer's keys and values (Gemma 4)";
+bool has_ngram_memory(const Model& model) {
+  return any_layer(model, [](const Layer& l) { return l.ngram_memory.has_value(); });
+}
+
+// Why a framework whose function has no term for the residual-stream
+// machinery of `model` cannot count it, or empty. Only its DeepSeek-V4
+// (MaxText) or DeepSeek-V4.1 and Qwen3.8 (NeMo Automodel) functions count
+// hyper-connections and n-gram memory, and compare does not model those.
+std::string residual_machinery_unexpressed(const Model& model, std::string_view framework) {
+  if (model.hyper_connections) return std::string(framework) + " has no hyper-connections outside its DeepSeek-V4 model";
+  if (has_ngram_memory(model)) return std::string(framework) + " has no n-gram memory outside its DeepSeek-V4 model";
+  return "";
+}
 
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
@@ -108,6 +121,7 @@ bool has_latent_moe(const Model& model) {
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (std::string reason = residual_machinery_unexpressed(model, "MaxText"); !reason.empty()) return reason;
   if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "compare models MaxText's GQA with a head dimension and without chunked attention only";
@@ -124,6 +138,9 @@ std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return "torchtitan has no model with hyper-connections or n-gram memory";
+  }
   return "";
 }
 
@@ -136,6 +153,9 @@ std::string nemo_rl_cannot_express(const Model& model) {
            !std::holds_alternative<MlaAttention>(*l.mixer);
   });
   if (other_mixer) return std::string(kFormulas) + "; this model has other attention";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return std::string(kFormulas) + "; hyper-connections and n-gram memory have no place in them";
+  }
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
         return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||
@@ -171,6 +191,10 @@ std::string automodel_cannot_express(const Model& model) {
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
+           "functions, which compare does not model";
+  }
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
@@ -230,14 +254,18 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kDenseMla,
                    .indexer = IndexerRule::kNone,
-                   .quick_geglu_as_ungated = true},
+                   .quick_geglu_as_ungated = true,
+                   .hyper_connections = false,
+                   .ngram_memory = false},
        megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kAbsorbedArea,
                    .indexer = IndexerRule::kMegatron,
-                   .quick_geglu_as_ungated = true},
+                   .quick_geglu_as_ungated = true,
+                   .hyper_connections = false,
+                   .ngram_memory = false},
        megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -245,7 +273,9 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .mtp_layer = MtpLayerRule::kLastDecoderLayer,
                    .dsa_core = DsaCoreRule::kAbsorbedExact,
                    .indexer = IndexerRule::kExecuted,
-                   .kda_gates_as_k3 = true},
+                   .kda_gates_as_k3 = true,
+                   .hyper_connections = false,
+                   .ngram_memory = false},
        bridge_cannot_express, nullptr, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -365,6 +395,8 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
     case ConventionKind::kQuickGeglu: return "quick_geglu";
     case ConventionKind::kSmallParameters: return "small_parameters";
+    case ConventionKind::kHyperConnections: return "hyper_connections";
+    case ConventionKind::kNgramMemory: return "ngram_memory";
   }
   return "";
 }
@@ -386,6 +418,8 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
     case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";
     case ConventionKind::kSmallParameters: return "norms, biases in 6N";
+    case ConventionKind::kHyperConnections: return "hyper-connections";
+    case ConventionKind::kNgramMemory: return "n-gram memory";
   }
   return "";
 }

@@ -266,6 +266,12 @@ void add_small_parameters(const Layer& layer, const Model& model, DoubledSum& su
 // `moe`: the MoE layer dense layers are charged as, or null.
 void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
   if (c.small_parameters) add_small_parameters(layer, model, sum);
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  if (layer.ngram_memory && c.ngram_memory) sum.add(terms_of(*layer.ngram_memory, model.hidden_size, kModelMode), exact);
+  if (model.hyper_connections && c.hyper_connections) {
+    const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    sum.add(hyper_connection_terms(*model.hyper_connections, sublayers, model.hidden_size, kModelMode), exact);
+  }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
@@ -322,6 +328,8 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
     case ConventionKind::kSmallParameters: to.small_parameters = from.small_parameters; return;
+    case ConventionKind::kHyperConnections: to.hyper_connections = from.hyper_connections; return;
+    case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
   }
 }
 
@@ -380,6 +388,8 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";
     case ConventionKind::kSmallParameters: return c.small_parameters ? "6 per parameter per token" : "not counted";
+    case ConventionKind::kHyperConnections: return c.hyper_connections ? "counted" : "not counted";
+    case ConventionKind::kNgramMemory: return c.ngram_memory ? "counted" : "not counted";
   }
   return "";
 }
@@ -389,12 +399,19 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   const Moe* moe = c.dense_layers_as_moe ? first_moe(model) : nullptr;
   add_layers(model.layers, model, moe, c, sum, [](const Layer& layer) { return layer; });
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
+  // Each output head's final read of the residual streams.
+  const auto add_head = [&] {
+    if (model.hyper_connections && c.hyper_connections) {
+      sum.add({hyper_connection_head_term(*model.hyper_connections, model.hidden_size)}, tokens);
+    }
+  };
   if (c.mtp != MtpRule::kOff) {
     for (const LayerStack& depth : model.mtp_depths) {
       add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
       if (c.mtp == MtpRule::kFull) {
         sum.add({mtp_projection_term(model.hidden_size, projections_mode(c))}, tokens);
         sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
+        add_head();
       }
     }
   }
@@ -403,6 +420,7 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
     const bool layer_norm = model.parameter_layout.normalization == ParameterLayout::Normalization::kLayerNorm;
     sum.add({trained_gemm(Component::kLogits, kTokens, Int128{model.hidden_size} * (layer_norm ? 2 : 1))}, tokens);
   }
+  add_head();
   if (sum.overflowed()) {
     return Error(ErrorCode::kOverflow,
                  "the FLOPs of one sequence of " + std::to_string(seq_length) + " tokens do not fit in 128 bits");

@@ -84,6 +84,9 @@ struct Conventions {
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
+  // The residual-stream machinery, each counted as model mode does or left out.
+  bool hyper_connections = true;
+  bool ngram_memory = true;
 };
 
 // trainflops' model mode: every reconciliation starts from it.

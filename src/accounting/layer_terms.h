@@ -42,6 +42,10 @@ void append_terms(const KimiDeltaAttention& kda, std::int64_t hidden_size, Conve
 void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention, Terms& terms);
+// A layer's hyper-connections, around each of its `sublayers` (0 to 2).
+void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
 
 // The terms append_terms() gives `part`, as a new list.
 template <typename LayerPart>

@@ -347,9 +347,12 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
     return config.invalid("first_k_dense_replace", *dense_layers, "must be 0: DeepSeek-V4 has no dense layers");
   }
   ignore_routing(config);
-  // The rope split of head_dim, hyper-connections (not counted: docs/accounting.md, 9, and
-  // Megatron-LM's count leave them out), and settings of numerics and routing.
-  config.ignore({"qk_rope_head_dim", "hc_mult", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
+  // Manifold-constrained hyper-connections over hc_mult residual streams.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> streams, config.optional_positive("hc_mult"));
+  if (streams) model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, *streams, 0};
+  // The rope split of head_dim, the Sinkhorn iterations and epsilon (no
+  // products), and settings of numerics and routing.
+  config.ignore({"qk_rope_head_dim", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
                  "num_hash_layers", "expert_dtype"});
 
   const auto layer = [&](Kind kind) {

@@ -803,6 +803,12 @@ Result<Model> model_from_megatron_args(const MegatronArgs& a) {
   Result<Model> built =
       a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
   if (!built.ok()) return built;
+  // Megatron-LM's hyper-connections are mHC; its function does not count them.
+  if (flag(a.enable_hyper_connections)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t streams,
+                                required("num_residual_streams", a.num_residual_streams, "with enable_hyper_connections"));
+    built.value().hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, streams, 0};
+  }
   TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
   return built;
 }
