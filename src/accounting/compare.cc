@@ -74,7 +74,7 @@ constexpr std::string_view kNoSharedKeyValue =
 
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
-  if (model.megatron_path == MegatronPath::kHybrid) {
+  if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
   return "";
@@ -91,7 +91,7 @@ std::string bridge_cannot_express(const Model& model) {
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
-  if (model.megatron_path == MegatronPath::kHybrid) {
+  if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-Bridge's hybrid function, which compare does not model";
   }
   return "";

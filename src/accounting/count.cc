@@ -165,7 +165,7 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
   };
   add_stack(model.layers, 0);
   for (std::size_t d = 1; d <= model.mtp_depths.size(); ++d) {
-    if (!is_megatron_hybrid(convention)) add_term(mtp_projection_term(h, convention), 1, d);
+    if (!omits_mtp_projection(convention)) add_term(mtp_projection_term(h, convention), 1, d);
     add_stack(model.mtp_depths[d - 1], d);
   }
   add_term(logits_term(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
