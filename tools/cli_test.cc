@@ -402,7 +402,7 @@ TEST(CliTest, MegatronBranchFromTheCommandLineAndBatch) {
   std::ofstream(file) << args;
   const CliRun counted = run("count --args " + file + " --global-batch-size 2 --format json --megatron-branch dev");
   ASSERT_EQ(counted.status, 0) << counted.err;
-  EXPECT_EQ(nlohmann::json::parse(counted.out)["total"].get<double>(), dev);
+  EXPECT_EQ(nlohmann::json::parse(counted.out)["total"]["flops"].get<double>(), dev);
   const CliRun bad = run("count --args " + file + " --global-batch-size 2 --megatron-branch mian");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err, "trainflops: megatron_branch = \"mian\": must be main or dev; did you mean main?\n");
