@@ -12,7 +12,7 @@
 
 #include "trainflops/count.h"
 #include "trainflops/hf_config.h"
-#include "trainflops/input_file.h"
+#include "base/input_file.h"
 #include "trainflops/int128.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
