@@ -324,7 +324,11 @@ TEST(CompareTest, DeepSeekV4ByEachFrameworksRule) {
   const auto got = numbers(v4_model(), l);
   // Megatron-LM's dev branch and Bridge: megatron mode, whose DeepSeek-V4
   // terms tests/data/dsv4.jsonl ties to Megatron-LM's own function.
-  const Report megatron = count(v4_model(), PackedDocuments{{static_cast<std::int64_t>(l)}}, Mode::kMegatron).value();
+  Model with_length = v4_model();
+  with_length.megatron_seq_length = static_cast<std::int64_t>(l);  // Megatron-LM reads the selected entries from it
+  const Result<Report> counted = count(with_length, PackedDocuments{{static_cast<std::int64_t>(l)}}, Mode::kMegatron);
+  ASSERT_TRUE(counted.ok()) << counted.error().message();
+  const Report& megatron = counted.value();
   for (const char* name : {"megatron-lm-dsa-fix", "megatron-bridge"}) {
     ASSERT_NE(got.at(name), -1) << name;
     EXPECT_NEAR(to_double(got.at(name)), megatron.total.value, 1e-12 * megatron.total.value) << name;
