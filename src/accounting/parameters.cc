@@ -433,7 +433,8 @@ Result<ModelParameters> count_parameters(const Model& model) { return parameters
 
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts, layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt}));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts,
+                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt}));
   return parts.kinds();
 }
 
