@@ -644,6 +644,7 @@ void apply_parser_defaults(MegatronArgs& a) {
   set_default(a.add_bias_linear, true);         // Megatron-LM's default: --disable-bias-linear switches it off
   set_default(a.normalization, "LayerNorm");    // Megatron-LM's default: --normalization default='LayerNorm'
   set_default(a.softmax_type, "vanilla");       // Megatron-LM's default: --softmax-type default='vanilla'
+  set_default(a.num_residual_streams, 4);       // Megatron-LM's default: TransformerConfig.num_residual_streams
   for_each_megatron_arg(a, [](std::string_view, auto& member) {
     if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::optional<bool>>) {
       if (!member) member = false;  // every other switch is store_true
@@ -928,7 +929,7 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
   return parsed;
 }
 
-Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags) {
+Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags, MegatronBranch branch) {
   if (!flags.args.padded_vocab_size) {
     const std::string source =
         flags.tokenizer_type ? "the tokenizer (--tokenizer-type " + *flags.tokenizer_type + ")" : "the tokenizer";
@@ -936,7 +937,7 @@ Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags) {
                  ", which trainflops cannot read; give --vocab-size (the tokenizer's vocabulary, padded as "
                  "Megatron-LM pads it) or --padded-vocab-size");
   }
-  return model_from_megatron_args(flags.args);
+  return model_from_megatron_args(flags.args, branch);
 }
 
 }  // namespace trainflops
