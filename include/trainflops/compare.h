@@ -69,6 +69,7 @@ enum class ConventionKind {
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
   kHyperConnections,     // hyper-connections around every sublayer and before each head
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
+  kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -78,7 +79,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate, ConventionKind::kKdaGates,
-    ConventionKind::kHyperConnections, ConventionKind::kNgramMemory,
+    ConventionKind::kHyperConnections, ConventionKind::kNgramMemory, ConventionKind::kCandidateBlocks,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

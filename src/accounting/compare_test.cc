@@ -326,8 +326,8 @@ TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
     EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
     if (!trainflops) {
       EXPECT_EQ(f.reason,
-                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA and gated delta "
-                "net layers only");
+                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4.1 "
+                "attention, gated delta net and Kimi Delta Attention layers only");
     }
   }
   Model overflow = windowed_moe_model();

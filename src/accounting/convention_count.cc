@@ -187,6 +187,24 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
       });
 }
 
+// DeepSeek-V4.1: the frameworks' choices are whether the norms count, how the
+// indexer is charged (executed: with the heads' weighting, every entry) and
+// whether the candidate consumers score the candidates' entries alone.
+void add_shared_compressed(const SharedCompressedAttention& attention, std::int64_t h, const Conventions& c,
+                           DoubledSum& sum) {
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  sum.add(select(shared_compressed_attention_terms(attention, h, projections_mode(c)),
+                 [](Component k) { return !is_indexer_component(k); }),
+          exact);
+  if (c.indexer == IndexerRule::kNone) return;
+  SharedCompressedAttention charged = attention;
+  if (!c.candidate_blocks) charged.candidate_role = SharedCompressedAttention::CandidateRole::kNone;
+  sum.add(select(shared_compressed_attention_terms(charged, h,
+                                                   c.indexer == IndexerRule::kExecuted ? kExecutedMode : kModelMode),
+                 is_indexer_component),
+          exact);
+}
+
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
   std::visit(
@@ -204,6 +222,7 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
             if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
             sum.add(terms, exact);
           },
+          [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
           // No framework's choice changes these but whether norms count.
           [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
             sum.add(terms_of(other, h, projections_mode(c)), exact);
@@ -267,10 +286,23 @@ void add_small_parameters(const Layer& layer, const Model& model, DoubledSum& su
 void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
   if (c.small_parameters) add_small_parameters(layer, model, sum);
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  if (layer.ngram_memory && c.ngram_memory) sum.add(terms_of(*layer.ngram_memory, model.hidden_size, kModelMode), exact);
-  if (model.hyper_connections && c.hyper_connections) {
+  if (layer.ngram_memory && c.ngram_memory != NgramMemoryRule::kNone) {
+    Terms terms = terms_of(*layer.ngram_memory, model.hidden_size, kModelMode);
+    if (c.ngram_memory == NgramMemoryRule::kNoGates) {
+      terms.front().forward_flops -= kFlopsPerFma * ngram_memory_gate_fmas(*layer.ngram_memory, model.hidden_size);
+    }
+    sum.add(terms, exact);
+  }
+  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNone) {
     const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
-    sum.add(hyper_connection_terms(*model.hyper_connections, sublayers, model.hidden_size, kModelMode), exact);
+    const HyperConnections& hc = *model.hyper_connections;
+    if (c.hyper_connections == HyperConnectionRule::kModel) {
+      sum.add(hyper_connection_terms(hc, sublayers, model.hidden_size, kModelMode), exact);
+    } else {
+      sum.add({trained_gemm(Component::kHyperConnections, kTokens,
+                            sublayers * hyper_connection_weights(hc, model.hidden_size, false))},
+              exact);
+    }
   }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
@@ -330,6 +362,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kSmallParameters: to.small_parameters = from.small_parameters; return;
     case ConventionKind::kHyperConnections: to.hyper_connections = from.hyper_connections; return;
     case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
+    case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
   }
 }
 
@@ -388,8 +421,22 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";
     case ConventionKind::kSmallParameters: return c.small_parameters ? "6 per parameter per token" : "not counted";
-    case ConventionKind::kHyperConnections: return c.hyper_connections ? "counted" : "not counted";
-    case ConventionKind::kNgramMemory: return c.ngram_memory ? "counted" : "not counted";
+    case ConventionKind::kHyperConnections:
+      switch (c.hyper_connections) {
+        case HyperConnectionRule::kModel: return "counted";
+        case HyperConnectionRule::kProjections: return "projections only";
+        case HyperConnectionRule::kLayerProjections: return "the layers' projections only";
+        case HyperConnectionRule::kNone: return "not counted";
+      }
+      break;
+    case ConventionKind::kNgramMemory:
+      switch (c.ngram_memory) {
+        case NgramMemoryRule::kModel: return "counted";
+        case NgramMemoryRule::kNoGates: return "projections and convolution only";
+        case NgramMemoryRule::kNone: return "not counted";
+      }
+      break;
+    case ConventionKind::kCandidateBlocks: return c.candidate_blocks ? "candidate entries" : "every entry";
   }
   return "";
 }
@@ -401,8 +448,17 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
   // Each output head's final read of the residual streams.
   const auto add_head = [&] {
-    if (model.hyper_connections && c.hyper_connections) {
-      sum.add({hyper_connection_head_term(*model.hyper_connections, model.hidden_size)}, tokens);
+    if (!model.hyper_connections) return;
+    const HyperConnections& hc = *model.hyper_connections;
+    switch (c.hyper_connections) {
+      case HyperConnectionRule::kModel: sum.add({hyper_connection_head_term(hc, model.hidden_size)}, tokens); return;
+      case HyperConnectionRule::kProjections:
+        sum.add({trained_gemm(Component::kHyperConnections, kTokens,
+                              hyper_connection_weights(hc, model.hidden_size, true))},
+                tokens);
+        return;
+      case HyperConnectionRule::kLayerProjections:
+      case HyperConnectionRule::kNone: return;
     }
   };
   if (c.mtp != MtpRule::kOff) {

@@ -58,6 +58,19 @@ enum class IndexerRule {
   kNone,                // not counted
 };
 
+enum class HyperConnectionRule {
+  kModel,             // projections, reads, writes and mixing, around every sublayer and before each head
+  kProjections,       // the coefficient or gate projections alone, the heads' included
+  kLayerProjections,  // the sublayers' projections alone: none before the heads
+  kNone,              // not counted
+};
+
+enum class NgramMemoryRule {
+  kModel,    // keys, value, gates, gated value, convolution
+  kNoGates,  // keys, value and convolution
+  kNone,     // not counted
+};
+
 // One choice per convention: what a framework's FLOPs function does.
 struct Conventions {
   PairRule causal = PairRule::kExact;
@@ -84,9 +97,12 @@ struct Conventions {
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
-  // The residual-stream machinery, each counted as model mode does or left out.
-  bool hyper_connections = true;
-  bool ngram_memory = true;
+  // The residual-stream machinery.
+  HyperConnectionRule hyper_connections = HyperConnectionRule::kModel;
+  NgramMemoryRule ngram_memory = NgramMemoryRule::kModel;
+  // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
+  // alone (false: every entry they see, as the kernels do).
+  bool candidate_blocks = true;
 };
 
 // trainflops' model mode: every reconciliation starts from it.

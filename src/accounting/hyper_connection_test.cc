@@ -62,7 +62,7 @@ Model small_model(std::optional<HyperConnections> hc, bool memory) {
   Model model;
   model.hidden_size = 12;
   model.vocab_size = 50;
-  const Mixer attention = GqaAttention{4, 2, 3, false, std::nullopt, std::nullopt};
+  const Mixer attention = GqaAttention{4, 2, 3};
   const ChannelMixer mlp = DenseMlp{20, true};
   const ChannelMixer moe = Moe{8, 2, 6, 6, std::nullopt, true, false};
   const std::int64_t streams = hc ? hc->streams : 1;
@@ -238,6 +238,11 @@ TEST(HyperConnectionTest, CompareSaysWhoLeavesThemOut) {
         EXPECT_EQ(framework.reason,
                   "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; "
                   "hyper-connections and n-gram memory have no place in them");
+        break;
+      case Framework::kNemoAutomodel:
+        EXPECT_EQ(framework.reason,
+                  "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
+                  "functions");
         break;
     }
   }

@@ -38,7 +38,9 @@ std::optional<Needs> needs_of(const Statistic& s) {
     case StatisticKind::kCompressedEntries: return Needs{std::nullopt, pool};
     case StatisticKind::kPooledAttendedPairs: return Needs{block_threshold(s.topk / s.pool * s.pool), pool, true};
     case StatisticKind::kSelectedCompressed: return Needs{block_threshold(Int128{s.topk} * s.pool), pool, true};
-    case StatisticKind::kBlockTopkPairs: return std::nullopt;
+    case StatisticKind::kBlockTopkPairs:
+    case StatisticKind::kCompressedPositions:
+    case StatisticKind::kCandidateEntries: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -135,7 +137,9 @@ Status StatisticSums::add_block(const BlockMoments& block, const std::vector<Exc
         if (recipe.tail) value += pairs - whole();
         break;
       case StatisticKind::kSelectedCompressed: value = (whole() - selected()) / p; break;
-      case StatisticKind::kBlockTopkPairs: break;  // never: needs_of() counts it document by document
+      case StatisticKind::kBlockTopkPairs:
+      case StatisticKind::kCompressedPositions:
+      case StatisticKind::kCandidateEntries: break;  // never: needs_of() counts them document by document
     }
     sums[i] += value;  // sums < 2^126 and a block's value < 2^64: no overflow
     if (sums[i] >= Int128{1} << limit_bits_) return limit_error(i);

@@ -20,9 +20,10 @@ void make_attention_dense(Layer& layer) {
                    layer.mixer = gqa;
                  },
                  [](GqaAttention& gqa) { gqa.window = gqa.chunk = std::nullopt; },
-                 // Already dense, or (DeepSeek-V4's attention) with no dense form that sweeps compare against.
-                 [](OneOf<MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
-                          KimiDeltaAttention> auto&) {},
+                 // Already dense, or (DeepSeek-V4 and V4.1's attention) with no dense form that sweeps
+                 // compare against.
+                 [](OneOf<MlaAttention, CompressedSparseAttention, SharedCompressedAttention, GatedDeltaNet, Mamba2,
+                          GatedDeltaProduct, KimiDeltaAttention> auto&) {},
              },
              *layer.mixer);
 }

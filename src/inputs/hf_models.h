@@ -61,6 +61,9 @@ Result<Model> import_deepseek(Fields& config, Notes& notes);
 Result<Model> import_glm4_moe(Fields& config, Notes& notes);
 // deepseek_v4 (hf_deepseek_models.cc).
 Result<Model> import_deepseek_v4(Fields& config, Notes& notes);
+// deepseek_v41_text: DeepSeek-V4.1's language model (CSA2 attention, mHC,
+// Engram, MoE), which the release wraps in text_config (hf_deepseek_models.cc).
+Result<Model> import_deepseek_v41(Fields& config, Notes& notes);
 // kimi_linear: Kimi Delta Attention on the layers linear_attn_config lists,
 // MLA on the others (with an output gate in Kimi K3), DeepSeek-style MoE
 // (hf_deepseek_models.cc). Kimi K3 wraps it in text_config.
