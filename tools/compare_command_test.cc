@@ -127,12 +127,12 @@ TEST(CompareCommandTest, NemoAutomodelRowsAreWhatItsOwnFormulasReturned) {
 }
 
 // tests/data/compare/nemo_automodel_2026.jsonl: what NeMo Automodel's
-// deepseek_v41_flops returned on DeepSeek-V4.1's release config and on small
-// configs, one sequence at lengths below and above every window, top-k and
+// deepseek_v41_flops and qwen3_8_flash_next_flops returned on the release
+// configs of DeepSeek-V4.1 and Qwen3.8-Flash-Next and on small configs, one
+// sequence at lengths below and above every window, top-k, block and
 // candidate set, run from its source by validation/automodel_2026_functions.py.
-// compare reproduces each by the conventions that function takes (no norms,
-// the router, the mHC projections of the layers alone, Engram's projection
-// alone, every entry scored) and names each difference.
+// compare reproduces each by the conventions those functions take
+// (docs/deepseek-v4.1.md, docs/qwen3.8.md) and names each difference.
 TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFunctionsReturned) {
   std::ifstream in(data("compare/nemo_automodel_2026.jsonl"));
   std::map<std::string, std::size_t> records;
@@ -157,7 +157,8 @@ TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFuncti
     EXPECT_TRUE(differences.count("hyper_connections")) << row["differences"].dump();
     ++records[record["function"].get<std::string>()];
   }
-  EXPECT_EQ(records, (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}}));
+  EXPECT_EQ(records,
+            (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}, {"qwen3_8_flash_next_flops", 28}}));
 }
 
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {

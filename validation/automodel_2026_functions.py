@@ -28,7 +28,10 @@ LENGTHS = (1, 5, 17, 64, 300, 4096, 131072)
 FUNCTIONS = {"deepseek_v41_text": "deepseek_v41_flops", "qwen4_exp_text": "qwen3_8_flash_next_flops"}
 CONFIGS = ("tests/data/hf/deepseek-v4.1-flash.json", "tests/data/compare/automodel/deepseek-v41-small-candidates.json",
            "tests/data/compare/automodel/deepseek-v41-small-plain.json",
-           "tests/data/compare/automodel/deepseek-v41-small-one-stream.json")
+           "tests/data/compare/automodel/deepseek-v41-small-one-stream.json", "tests/data/hf/qwen3.8-flash-next.json",
+           "tests/data/compare/automodel/qwen3.8-small-ple.json",
+           "tests/data/compare/automodel/qwen3.8-small-two-blocks.json",
+           "tests/data/compare/automodel/qwen3.8-small-one-stream.json")
 
 
 class Settings:

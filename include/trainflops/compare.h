@@ -70,6 +70,7 @@ enum class ConventionKind {
   kHyperConnections,     // hyper-connections around every sublayer and before each head
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
   kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
+  kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -80,6 +81,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate, ConventionKind::kKdaGates,
     ConventionKind::kHyperConnections, ConventionKind::kNgramMemory, ConventionKind::kCandidateBlocks,
+    ConventionKind::kSharedExpertGate,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

@@ -114,6 +114,18 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
 
+// Qwen3.8's sparse attention, QSA (compressed_block_sparse_flops.cc). The
+// exact modes: grouped-query attention's projections (gqa_attention_terms,
+// the output gate included), its core over the keys of budget / r complete
+// blocks of r and of the query's own incomplete block
+// (pooled_attended_pairs(budget, r, tail): 2 n head_dim each, trained), and
+// the indexer, forward only: h (nh + kh) hd per token for its projections, nh
+// hd per (query, complete block) for its scores (complete_pool_pairs(r)).
+// Megatron-LM has no formula for it; megatron mode counts it as the
+// grouped-query attention it is built on.
+Terms compressed_block_sparse_attention_terms(const CompressedBlockSparseAttention& attention,
+                                              std::int64_t hidden_size, Convention convention);
+
 // DeepSeek-V4.1 attention, CSA2 (shared_compressed_attention_flops.cc). Per
 // token: the projections as DeepSeek-V4's (q_lora (h + n dv + 1) + h dv + dv +
 // n dv o_lora + o_groups o_lora h, without the norm terms when executed) and,

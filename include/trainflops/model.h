@@ -7,7 +7,8 @@
 // (MLP or MoE), or both, as in a standard transformer block.
 //
 // Thread safety: GqaAttention, MlaAttention, DsaIndexer, DsaAttention,
-// CompressedSparseAttention, SharedCompressedAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
+// CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention, GatedDeltaNet,
+// Mamba2, GatedDeltaProduct,
 // DenseMlp, Moe, Layer, MegatronPath, Model, PipelineSplit, KindCount, Mixer
 // and ChannelMixer are plain values: several threads may read one at once, and
 // a thread that changes one must be the only one using it. LayerStack: as its
@@ -208,6 +209,24 @@ struct KimiDeltaAttention {
   bool operator==(const KimiDeltaAttention&) const = default;
 };
 
+// Qwen3.8's sparse attention (QSA; no hybrid symbol): grouped-query attention
+// whose query attends the keys of the `budget / block_size` best-scoring
+// complete blocks of `block_size` keys, and every key of its own incomplete
+// block (up to itself). A forward-only indexer projects indexer_num_heads
+// query heads and indexer_key_heads key heads of indexer_head_dim from the
+// hidden state; each complete block's index keys are pooled (averaged) into
+// one, which the query heads score.
+struct CompressedBlockSparseAttention {
+  GqaAttention attention;  // heads, groups, head width, output gate; no window or chunk
+  std::int64_t indexer_num_heads = 0;
+  std::int64_t indexer_key_heads = 0;
+  std::int64_t indexer_head_dim = 0;
+  std::int64_t block_size = 0;  // r: keys per pooled index key (indexer_compress_ratio)
+  std::int64_t budget = 0;      // keys of complete blocks attended, a multiple of block_size
+
+  bool operator==(const CompressedBlockSparseAttention&) const = default;
+};
+
 // DeepSeek-V4.1 attention (CSA2; no hybrid symbol): DeepSeek-V4's
 // single-latent heads of width head_dim, query LoRA, grouped output LoRA and
 // sliding window, with compressed key/value caches shared between layers. A
@@ -250,7 +269,8 @@ struct SharedCompressedAttention {
 };
 
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention, SharedCompressedAttention>;
+                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention, SharedCompressedAttention,
+                           CompressedBlockSparseAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -530,7 +550,7 @@ Status validate(const Model& model);
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
 // "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda",
-// "csa2" ("csa2-window" without a cache);
+// "csa2" ("csa2-window" without a cache), "qsa";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

@@ -24,6 +24,9 @@
 //     projections; on a cache's source layer the compressor (h x dv, and a
 //     gate of h x dv above ratio 1); on an index source q_lora x nh hd and h
 //     x nh, and on one that is also the cache's source the dv x hd index keys.
+//   - Qwen3.8's sparse attention (QSA): grouped-query attention's, plus the
+//     indexer's h x (nh + kh) hd query and key projections and its two norms
+//     of hd.
 //   - Gated delta net (`G`): the input projection h x in (in = 2 qkd + 2 vd +
 //     2 nv, gdn2: 4 qkd + 3 vd), the depthwise convolution (2 qkd + vd) x
 //     conv_kernel_dim, the output projection vd x h.

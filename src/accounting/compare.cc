@@ -88,10 +88,12 @@ std::string residual_machinery_unexpressed(const Model& model, std::string_view 
 
 constexpr std::string_view kNoSharedCompressedAttention =
     " has no DeepSeek-V4.1 attention (compressed caches shared between layers, two-level top-k)";
+constexpr std::string_view kNoQsa = " has no Qwen3.8 sparse attention (QSA: GQA over indexed blocks of keys)";
 
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
   if (model.megatron_path == MegatronPath::kHybrid) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
@@ -108,6 +110,7 @@ std::string bridge_cannot_express(const Model& model) {
   if (has_kpool(model)) return "Megatron-Bridge has no KPool";
   if (has_shared_key_value(model)) return "Megatron-Bridge" + std::string(kNoSharedKeyValue);
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-Bridge" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-Bridge" + std::string(kNoQsa);
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
@@ -128,6 +131,7 @@ std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
   if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "MaxText" + std::string(kNoQsa);
   if (std::string reason = residual_machinery_unexpressed(model, "MaxText"); !reason.empty()) return reason;
   if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
@@ -146,6 +150,7 @@ std::string torchtitan_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
   if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "torchtitan" + std::string(kNoQsa);
   if (model.hyper_connections || has_ngram_memory(model)) {
     return "torchtitan has no model with hyper-connections or n-gram memory";
   }
@@ -212,6 +217,21 @@ std::string automodel_cannot_express(const Model& model) {
     }
     return "";
   }
+  if (has_mixer<CompressedBlockSparseAttention>(model)) {
+    const auto qwen38_layer = [](const Layer& l) {
+      const auto* experts = l.channel_mixer ? std::get_if<Moe>(&*l.channel_mixer) : nullptr;
+      return l.mixer &&
+             (std::holds_alternative<CompressedBlockSparseAttention>(*l.mixer) ||
+              std::holds_alternative<GatedDeltaNet>(*l.mixer)) &&
+             experts && experts->shared_expert_ffn_hidden_size;
+    };
+    if (!std::all_of(model.layers.begin(), model.layers.end(), qwen38_layer) ||
+        (model.hyper_connections && model.hyper_connections->variant != HyperConnections::Variant::kGatedResidual)) {
+      return "NeMo Automodel's Qwen3.8 function needs every layer QSA or a gated delta net, with MoE and a shared "
+             "expert, and gated residual hyper-connections if any";
+    }
+    return "";
+  }
   if (model.hyper_connections || has_ngram_memory(model)) {
     return "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
            "functions";
@@ -248,6 +268,17 @@ Conventions automodel_conventions(const Model& model) {
     c.hyper_connections = HyperConnectionRule::kLayerProjections;
     c.ngram_memory = NgramMemoryRule::kNoGates;
     c.candidate_blocks = false;
+    return c;
+  }
+  // qwen3_8_flash_next_flops: the router and the shared expert's gate, the
+  // hyper-connections' projections (the head's included), the PLE's
+  // projections and convolution; the checkpoint's MTP head not loaded.
+  if (has_mixer<CompressedBlockSparseAttention>(model)) {
+    c.router = true;
+    c.shared_expert_gate = true;
+    c.hyper_connections = HyperConnectionRule::kProjections;
+    c.ngram_memory = NgramMemoryRule::kNoGates;
+    c.mtp = MtpRule::kOff;
     return c;
   }
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.window.has_value(); })) c.causal = PairRule::kExact;
@@ -346,7 +377,7 @@ bool frameworks_modelled(const Mixer& mixer) {
   return std::visit(
       Overloaded{
           [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                         SharedCompressedAttention> auto&) { return true; },
+                         SharedCompressedAttention, CompressedBlockSparseAttention> auto&) { return true; },
           [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) {
             return false;
           },
@@ -429,6 +460,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kHyperConnections: return "hyper_connections";
     case ConventionKind::kNgramMemory: return "ngram_memory";
     case ConventionKind::kCandidateBlocks: return "candidate_blocks";
+    case ConventionKind::kSharedExpertGate: return "shared_expert_gate";
   }
   return "";
 }
@@ -453,6 +485,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kHyperConnections: return "hyper-connections";
     case ConventionKind::kNgramMemory: return "n-gram memory";
     case ConventionKind::kCandidateBlocks: return "candidate blocks";
+    case ConventionKind::kSharedExpertGate: return "shared expert gate";
   }
   return "";
 }

@@ -205,6 +205,17 @@ void add_shared_compressed(const SharedCompressedAttention& attention, std::int6
           exact);
 }
 
+// Qwen3.8's QSA: whether the output gate counts and whether the indexer does
+// (as described, forward only, or not at all).
+void add_compressed_block_sparse(const CompressedBlockSparseAttention& attention, std::int64_t h,
+                                 const Conventions& c, DoubledSum& sum) {
+  CompressedBlockSparseAttention charged = attention;
+  charged.attention.output_gate = attention.attention.output_gate && c.output_gate;
+  sum.add(select(compressed_block_sparse_attention_terms(charged, h, kModelMode),
+                 [&](Component k) { return c.indexer != IndexerRule::kNone || !is_indexer_component(k); }),
+          [&](const Statistic& s) { return sum.exact(s); });
+}
+
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
   std::visit(
@@ -223,6 +234,7 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
             sum.add(terms, exact);
           },
           [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
+          [&](const CompressedBlockSparseAttention& a) { add_compressed_block_sparse(a, h, c, sum); },
           // No framework's choice changes these but whether norms count.
           [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
             sum.add(terms_of(other, h, projections_mode(c)), exact);
@@ -306,6 +318,11 @@ void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Con
   }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
+  const auto* experts = std::get_if<Moe>(&*layer.channel_mixer);
+  if (c.shared_expert_gate && model.parameter_layout.shared_expert_gate && experts &&
+      experts->shared_expert_ffn_hidden_size) {
+    sum.add({trained_gemm(Component::kMoeShared, kTokens, model.hidden_size)}, exact);
+  }
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
     add_channel_mixer(*moe, model.hidden_size, c, sum);
   } else {
@@ -363,6 +380,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kHyperConnections: to.hyper_connections = from.hyper_connections; return;
     case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
     case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
+    case ConventionKind::kSharedExpertGate: to.shared_expert_gate = from.shared_expert_gate; return;
   }
 }
 
@@ -437,6 +455,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       }
       break;
     case ConventionKind::kCandidateBlocks: return c.candidate_blocks ? "candidate entries" : "every entry";
+    case ConventionKind::kSharedExpertGate: return c.shared_expert_gate ? "counted" : "not counted";
   }
   return "";
 }

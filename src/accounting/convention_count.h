@@ -103,6 +103,9 @@ struct Conventions {
   // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
   // alone (false: every entry they see, as the kernels do).
   bool candidate_blocks = true;
+  // The shared expert's gate (ParameterLayout::shared_expert_gate), h x 1 per
+  // token: no mode counts it.
+  bool shared_expert_gate = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.

@@ -1,6 +1,6 @@
 // What the files that count the layer types share, one file per family:
 // attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
-// block_sparse_flops.cc (block-sparse GQA),
+// block_sparse_flops.cc (block-sparse GQA), compressed_block_sparse_flops.cc (Qwen3.8's QSA),
 // compressed_attention_flops.cc (DeepSeek-V4), shared_compressed_attention_flops.cc
 // (DeepSeek-V4.1), linear_attention_flops.cc
 // (gated delta net and product, Kimi Delta Attention), mamba_flops.cc, mlp_flops.cc (dense MLP,
@@ -35,6 +35,8 @@ void append_terms(const GqaAttention& attention, std::int64_t hidden_size, Conve
 void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
+void append_terms(const CompressedBlockSparseAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
 void append_terms(const SharedCompressedAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);

@@ -157,6 +157,13 @@ void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
   }
 }
 
+void add_mixer(Parts& p, const CompressedBlockSparseAttention& a, const Context& c) {
+  add_mixer(p, a.attention, c);
+  p.weight(Component::kIndexerProjections,
+           c.h * (Int128{a.indexer_num_heads} + a.indexer_key_heads) * a.indexer_head_dim);
+  p.add(ParameterKind::kNorm, 2 * Int128{a.indexer_head_dim});  // the index queries' and keys' norms
+}
+
 void add_mixer(Parts& p, const SharedCompressedAttention& a, const Context& c) {
   const Int128 h = c.h, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank, o_lora = a.o_lora_rank;
   p.weight(Component::kAttentionProjections,

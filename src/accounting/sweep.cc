@@ -15,7 +15,7 @@ void make_attention_dense(Layer& layer) {
                    const MlaAttention mla = dsa.mla;  // copied before the assignment ends `dsa`
                    layer.mixer = mla;
                  },
-                 [&](const BlockSparseAttention& sparse) {
+                 [&](const OneOf<BlockSparseAttention, CompressedBlockSparseAttention> auto& sparse) {
                    const GqaAttention gqa = sparse.attention;  // copied before the assignment ends `sparse`
                    layer.mixer = gqa;
                  },

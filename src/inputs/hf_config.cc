@@ -81,6 +81,7 @@ constexpr Entry kImporters[] = {
     {"mistral", import_transformer}, {"mixtral", import_transformer}, {"nemotron_h", import_nemotron_h},
     {"qwen2", import_transformer}, {"qwen3", import_transformer}, {"qwen3_5_moe_text", import_qwen3_5},
     {"qwen3_5_text", import_qwen3_5}, {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
+    {"qwen4_exp_text", import_qwen3_8},
 };
 
 static_assert(std::is_sorted(std::begin(kImporters), std::end(kImporters),

@@ -502,6 +502,33 @@ TEST(HfModelTypesTest, DeepSeekV41SourcesMustServeTheirLayers) {
   }
 }
 
+// Qwen3.8-Flash-Next: QSA on every fourth layer, gated delta nets on the
+// others, PLE on layer 2, and the parameters its model card publishes: 125B
+// besides the 51.2B n-gram tables, 6B activated. Expected, from the shapes:
+// QSA 2560 x (2 x 6144 + 2 x 512) + 6144 x 2560 and its indexer 2560 x 5 x 128
+// with two norms of 128; the gated delta net 2560 x 16480 + 4 x 10240 + 6144 x
+// 2560, 96 per-head scalars and a norm of 128; per layer 512 + 1 experts of 3 x
+// 2560 x 640, a 512-wide router and the shared gate, two hyper-connections of 2
+// x 10240 x 320 + 10240 x 4 and two norms; PLE 2560 x 12800 + 4 x 10240 and a
+// table of 20000000 x 2560.
+TEST(HfModelTypesTest, Qwen38AttendsIndexedBlocks) {
+  const Result<HfImport> import = import_hf_config(
+      read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/hf/qwen3.8-flash-next.json", kMaxConfigFileBytes).value());
+  ASSERT_TRUE(import.ok()) << import.error().message();
+  const Model& model = import.value().model;
+  EXPECT_TRUE(import.value().unknown.empty());
+  EXPECT_EQ(summarize(model),
+            "qwen4_exp: 48 layers (36 gdn+moe, 12 qsa+moe) + 1 MTP depth, hidden 2560, vocab 248320");
+  const auto& sparse = std::get<CompressedBlockSparseAttention>(*model.layers[3].mixer);
+  EXPECT_EQ(sparse, (CompressedBlockSparseAttention{GqaAttention{24, 2, 256, true}, 4, 1, 128, 4, 2048}));
+  EXPECT_TRUE(model.layers[1].ngram_memory.has_value());
+  EXPECT_EQ(*model.layers[1].ngram_memory, (NgramMemory{2560, 4, 4, 51200000000}));
+  EXPECT_EQ(model.hyper_connections, (HyperConnections{HyperConnections::Variant::kGatedResidual, 4, 320}));
+  const ModelParameters parameters = count_parameters(model).value();
+  EXPECT_EQ(to_decimal(parameters.decoder.total), "175664917376");  // 124.5B + 51.2B of tables
+  EXPECT_EQ(to_decimal(parameters.decoder.active), "6028258176");
+}
+
 TEST(HfModelTypesTest, SaysWhatItCannotCount) {
   const struct {
     std::string config, message;
@@ -511,12 +538,13 @@ TEST(HfModelTypesTest, SaysWhatItCannotCount) {
        "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, "
        "glm4_moe, glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, "
        "minimax_m3, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, "
-       "qwen3_next)"},
+       "qwen3_next, qwen4_exp_text)"},
       {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
        "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
        "deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, glm4_moe, "
        "glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, "
-       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
+       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, "
+       "qwen4_exp_text)"},
       {[] {
          std::string lightning = kMiniMaxM2;
          lightning.replace(lightning.find("[1, 1"), 2, "[0");

@@ -52,6 +52,11 @@ Result<Model> import_qwen3_next(Fields& config, Notes& notes);
 // qwen3_5_moe: Qwen3-Next's hybrid decoder with a dense MLP or MoE on every
 // layer (hf_transformer_models.cc).
 Result<Model> import_qwen3_5(Fields& config, Notes& notes);
+// qwen4_exp_text: Qwen3.8-Flash-Next's language model (gated delta nets, QSA
+// sparse attention, gated residual hyper-connections, per-layer n-gram
+// embeddings, MoE), which the release (qwen4_exp) wraps in text_config
+// (hf_transformer_models.cc).
+Result<Model> import_qwen3_8(Fields& config, Notes& notes);
 // deepseek_v2, deepseek_v3, kimi_k2, glm4_moe_lite (DeepSeek-V3's
 // architecture), and with DSA
 // deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).

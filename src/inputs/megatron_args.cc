@@ -205,9 +205,10 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                         },
                         // DeepSeek-V4 and V4.1's attention have a window of their own; the others
                         // attend no window (Megatron-LM's arguments build no block-sparse, Kimi
-                        // Delta or DeepSeek-V4.1 attention).
+                        // Delta, DeepSeek-V4.1 or QSA attention).
                         [](const OneOf<CompressedSparseAttention, SharedCompressedAttention, GatedDeltaNet, Mamba2,
-                                       GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention> auto&) -> Status {
+                                       GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention,
+                                       CompressedBlockSparseAttention> auto&) -> Status {
                           return Ok{};
                         },
                     },

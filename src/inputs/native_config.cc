@@ -248,6 +248,20 @@ struct ConfigType<KimiDeltaAttention> {
 };
 
 template <>
+struct ConfigType<CompressedBlockSparseAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"qsa"};
+  static Status read(ObjectReader& r, std::string_view, CompressedBlockSparseAttention& a) {
+    TRAINFLOPS_RETURN_IF_ERROR(ConfigType<GqaAttention>::read(r, "gqa", a.attention));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_key_heads, r.integer("indexer_key_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.block_size, r.integer("block_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.budget, r.integer("budget"));
+    return Ok{};
+  }
+};
+
+template <>
 struct ConfigType<SharedCompressedAttention> {
   using Role = SharedCompressedAttention::CandidateRole;
   static constexpr std::array<std::string_view, 1> kNames = {"csa2"};

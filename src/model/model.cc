@@ -85,6 +85,24 @@ Status check(const Checker& c, const CompressedSparseAttention& a) {
   return c.positive("topk", a.topk);
 }
 
+Status check(const Checker& c, const CompressedBlockSparseAttention& a) {
+  const Checker attention = c.at("attention");
+  TRAINFLOPS_RETURN_IF_ERROR(check(attention, a.attention));
+  if (a.attention.window) {
+    return attention.error("window", *a.attention.window, "QSA selects its keys by blocks");
+  }
+  if (a.attention.chunk) return attention.error("chunk", *a.attention.chunk, "QSA selects its keys by blocks");
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_num_heads", a.indexer_num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_key_heads", a.indexer_key_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_head_dim", a.indexer_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("block_size", a.block_size));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("budget", a.budget));
+  if (a.budget % a.block_size != 0) {
+    return c.error("budget", a.budget, "must be a multiple of block_size = " + std::to_string(a.block_size));
+  }
+  return Ok{};
+}
+
 Status check(const Checker& c, const SharedCompressedAttention& a) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", a.head_dim));
@@ -268,7 +286,9 @@ DsaIndexer* trainable_indexer(Mixer& mixer) {
                         // DeepSeek-V4.1's runs forward only: no grad mode either.
                         [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
                                  GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention,
-                                 SharedCompressedAttention> auto&) -> DsaIndexer* { return nullptr; },
+                                 SharedCompressedAttention, CompressedBlockSparseAttention> auto&) -> DsaIndexer* {
+                          return nullptr;
+                        },
                     },
                     mixer);
 }
@@ -394,6 +414,7 @@ std::string mixer_kind(const Mixer& mixer) {
     std::string operator()(const SharedCompressedAttention& a) const {
       return a.compress_ratio == 0 ? "csa2-window" : "csa2";
     }
+    std::string operator()(const CompressedBlockSparseAttention&) const { return "qsa"; }
   };
   return std::visit(Namer{}, mixer);
 }
