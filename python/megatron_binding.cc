@@ -12,6 +12,7 @@
 // drop-in's: Megatron-LM counts zero tokens as 0 FLOPs.
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -245,18 +246,20 @@ struct LastCall {
   }
 };
 
-std::shared_ptr<PyModel> model_of_args(py::handle args) {
+std::shared_ptr<PyModel> model_of_args(py::handle args, MegatronBranch branch) {
   if (is_model(args)) return args.cast<std::shared_ptr<PyModel>>();
   if (PyDict_Check(args.ptr())) {
     throw ErrorException(
         "args = a dict: Megatron-LM reads its arguments as attributes (args.seq_length); give the "
         "argparse.Namespace, or argparse.Namespace(**the_dict)");
   }
-  static auto* last = new std::shared_ptr<const LastCall>();  // never freed, as python_arg_names()
+  // One per branch: a process may count with both. Never freed, as python_arg_names().
+  static auto* last_calls = new std::array<std::shared_ptr<const LastCall>, 2>();
+  std::shared_ptr<const LastCall>* last = &(*last_calls)[branch == MegatronBranch::kDev ? 1 : 0];
   std::vector<py::object> values = attribute_values(args);
   const std::shared_ptr<const LastCall> previous = *last;
   if (previous && previous->same(values)) return previous->model;
-  std::shared_ptr<PyModel> model = model_of_megatron_args(read_megatron_args(values));
+  std::shared_ptr<PyModel> model = model_of_megatron_args(read_megatron_args(values), branch);
   for (py::object& value : values) {
     if (PyList_Check(value.ptr())) value = py::reinterpret_steal<py::object>(PySequence_List(value.ptr()));
   }
@@ -293,8 +296,8 @@ Number times(const Number& a, const Number& b, std::string_view what) {
 }
 
 double num_floating_point_operations(py::handle args, py::handle batch_size, py::handle seqlen_squared_sum,
-                                     py::handle total_real_tokens) {
-  const std::shared_ptr<PyModel> model = model_of_args(args);
+                                     py::handle total_real_tokens, const std::string& branch) {
+  const std::shared_ptr<PyModel> model = model_of_args(args, value_or_throw(parse_megatron_branch(branch)));
   std::optional<Number> squares, tokens;
   if (!seqlen_squared_sum.is_none()) squares = number_from(seqlen_squared_sum, "seqlen_squared_sum_in_batch");
   if (!total_real_tokens.is_none()) tokens = number_from(total_real_tokens, "total_real_tokens_in_batch");
@@ -327,7 +330,9 @@ void bind_megatron(py::module_& module) {
   // trainflops.megatron wraps it in a function of Megatron-LM's signature.
   module.def("megatron_num_floating_point_operations", &num_floating_point_operations, py::arg("args"),
              py::arg("batch_size"), py::arg("seqlen_squared_sum_in_batch"), py::arg("total_real_tokens_in_batch"),
-             "See trainflops.megatron.num_floating_point_operations.");
+             py::arg("branch") = "main",
+             "See trainflops.megatron.num_floating_point_operations (branch main) and "
+             "trainflops.megatron_dev's (branch dev).");
   module.def(
       "megatron_arg_names",
       [] {

@@ -109,24 +109,26 @@ const Result<ModelParameters>& PyModel::parameter_totals() const {
   return *parameters;
 }
 
-std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args) {
+std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args, MegatronBranch branch) {
   // The last few distinct argument sets: building a model and its counter
   // costs far more than reading the arguments.
   constexpr std::size_t kRecent = 8;
   struct Entry {
     MegatronArgs args;
+    MegatronBranch branch;
     std::shared_ptr<PyModel> model;
   };
   static auto* recent = new std::vector<Entry>();  // never freed, as python_arg_names()
   for (const Entry& entry : *recent) {
-    if (entry.args == args) return entry.model;
+    if (entry.branch == branch && entry.args == args) return entry.model;
   }
   ModelInput input;
   input.megatron_args = args;
   input.megatron_parity = true;  // as Megatron-LM's training loop passes them to its function
+  input.megatron_branch = std::string(megatron_branch_name(branch));
   std::shared_ptr<PyModel> model = from_input(input);
   if (recent->size() == kRecent) recent->erase(recent->begin());
-  recent->push_back({args, model});
+  recent->push_back({args, branch, model});
   return model;
 }
 

@@ -38,7 +38,8 @@ struct PyModel {
 // The model of Megatron-LM arguments, resolved as every front end resolves
 // them (resolve_model); the models of the last few distinct argument sets are
 // kept, with their counters.
-std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args);
+std::shared_ptr<PyModel> model_of_megatron_args(const MegatronArgs& args,
+                                                MegatronBranch branch = MegatronBranch::kMain);
 
 // Whether `spec` is a trainflops.Model (or a subclass).
 bool is_model(py::handle spec);

@@ -383,6 +383,31 @@ TEST(CliTest, DsaIndexerGradModeForAnySource) {
             "trainflops: dsa_indexer_grad_mode = \"full\": the model has no DSA layer, so no indexer to train\n");
 }
 
+// --megatron-branch and a batch record's megatron_branch pick the branch the
+// same way: dev charges a hybrid MTP depth's projection, 6 (3h + 2h^2) per
+// token, that main leaves out; a misspelt branch is refused with a suggestion.
+TEST(CliTest, MegatronBranchFromTheCommandLineAndBatch) {
+  const std::string args =
+      R"({"hidden_size": 64, "ffn_hidden_size": 128, "num_attention_heads": 4, "kv_channels": 16,)"
+      R"( "padded_vocab_size": 100, "seq_length": 8, "hybrid_layer_pattern": "*-/*-", "mtp_num_layers": 1})";
+  const auto total = [](const CliRun& result) {
+    EXPECT_EQ(result.status, 0) << result.err;
+    return nlohmann::json::parse(result.out)["flops"].get<double>();
+  };
+  const double main = total(run("batch", R"({"args": )" + args + R"(, "mode": "megatron", "batch_size": 2})" "\n"));
+  const double dev = total(run(
+      "batch", R"({"args": )" + args + R"(, "mode": "megatron", "batch_size": 2, "megatron_branch": "dev"})" "\n"));
+  EXPECT_EQ(dev - main, 6.0 * (3 * 64 + 2 * 64 * 64) * 16);
+  const std::string file = scratch_dir() + "megatron_branch_args.json";
+  std::ofstream(file) << args;
+  const CliRun counted = run("count --args " + file + " --global-batch-size 2 --format json --megatron-branch dev");
+  ASSERT_EQ(counted.status, 0) << counted.err;
+  EXPECT_EQ(nlohmann::json::parse(counted.out)["total"]["flops"].get<double>(), dev);
+  const CliRun bad = run("count --args " + file + " --global-batch-size 2 --megatron-branch mian");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "trainflops: megatron_branch = \"mian\": must be main or dev; did you mean main?\n");
+}
+
 // Megatron-LM's recompute and pipeline flags count inside --megatron -- as
 // trainflops' own options do outside.
 TEST(CliTest, RecomputeAndPipelineFlagsOfMegatronLm) {

@@ -22,6 +22,9 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--dsa-indexer-grad-mode", options.dsa_indexer_grad_mode,
                      "How every DSA indexer trains, whatever the model source: off, detached (dense KL loss), "
                      "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
+  command.add_option("--megatron-branch", options.megatron_branch,
+                     "Which Megatron-LM branch's FLOPs function counts Megatron-LM arguments and flags: main "
+                     "(the default) or dev; they differ on hybrid layer patterns (docs/accounting.md, 6)");
   command.add_flag("--strict", options.strict,
                    "A Hugging Face config field trainflops does not know is an error (else a warning)");
   command.add_flag("--allow-unknown-flags", options.allow_unknown_flags,
@@ -42,6 +45,7 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   input.hf_config = given(o.hf_file);
   if (o.megatron) input.megatron_flags = o.megatron_flags;
   input.dsa_indexer_grad_mode = given(o.dsa_indexer_grad_mode);
+  input.megatron_branch = given(o.megatron_branch);
   input.strict = o.strict;
   input.allow_unknown_flags = o.allow_unknown_flags;
   Result<ModelSource> source = resolve_model(input);

@@ -19,6 +19,7 @@ struct ModelOptions {
   bool megatron = false;
   std::vector<std::string> megatron_flags;  // the words after -- (set by the runner, not by CLI11)
   std::string dsa_indexer_grad_mode;        // empty: as the source says
+  std::string megatron_branch;              // empty: main
   bool strict = false;
   bool allow_unknown_flags = false;
   bool verbose = false;

@@ -14,6 +14,9 @@ import os
 import sys
 import types
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+import megatron_baseline  # noqa: E402
+
 
 def _unreached(name):
     def call(*args, **kwargs):
@@ -43,9 +46,13 @@ def load(bridge, megatron_lm):
                     "megatron.bridge.data.packing", "megatron.bridge.peft", "megatron.bridge.training",
                     "megatron.bridge.training.utils", "megatron.bridge.utils"):
         _module(package, __path__=[])
-    # Reached only with experimental_attention_variant set: None is no GDN.
+    # Which variants are gated delta nets: Megatron-LM's own answer, read by
+    # name from its source (the module's imports are not resolvable here).
+    is_gdn, _, _ = megatron_baseline.load_function(
+        [megatron_lm], "megatron/core/models/gpt/experimental_attention_variant_module_specs.py",
+        "is_gated_delta_net_variant")
     _module("megatron.core.models.gpt.experimental_attention_variant_module_specs",
-            is_gated_delta_net_variant=lambda variant: variant is not None and _unreached("GDN")())
+            is_gated_delta_net_variant=is_gdn)
     _module("megatron.core.models.hybrid.hybrid_layer_allocation", Symbols=None,
             get_hybrid_layer_counts=_unreached("hybrid"), parse_hybrid_pattern=_unreached("hybrid"))
     _module("megatron.core.utils", get_attr_wrapped_model=_unreached("get_attr_wrapped_model"))

@@ -59,6 +59,8 @@ enum class ConventionKind {
   kMtpLayerKind,         // which mixer an MTP layer is charged as
   kDsaCore,              // DSA's core attention: form and pairs
   kDsaIndexer,           // DSA's lightning indexer
+  kCompressedPairs,      // DeepSeek-V4 attention: the window, compressed and selected entries charged
+  kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kOutputGate,           // the attention output gate's projection
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
@@ -74,13 +76,16 @@ enum class ConventionKind {
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
-    ConventionKind::kCausalPairs, ConventionKind::kSlidingWindows,      ConventionKind::kMoeRouter,
-    ConventionKind::kMtp,         ConventionKind::kMtpLayerKind,        ConventionKind::kDsaCore,
-    ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
-    ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
-    ConventionKind::kSmallParameters,
-    ConventionKind::kMlaOutputGate, ConventionKind::kKdaGates,
-    ConventionKind::kHyperConnections, ConventionKind::kNgramMemory, ConventionKind::kCandidateBlocks,
+    ConventionKind::kCausalPairs,       ConventionKind::kSlidingWindows,
+    ConventionKind::kMoeRouter,         ConventionKind::kMtp,
+    ConventionKind::kMtpLayerKind,      ConventionKind::kDsaCore,
+    ConventionKind::kDsaIndexer,        ConventionKind::kCompressedPairs,
+    ConventionKind::kCompressedIndexer, ConventionKind::kLinearAttentionCore,
+    ConventionKind::kOutputGate,        ConventionKind::kNorms,
+    ConventionKind::kDenseLayersAsMoe,  ConventionKind::kQuickGeglu,
+    ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
+    ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
+    ConventionKind::kNgramMemory,       ConventionKind::kCandidateBlocks,
     ConventionKind::kSharedExpertGate,
 };
 

@@ -40,7 +40,8 @@ inline constexpr int kForwardAndWeightGradient = 2;
 //  - megatron, standard: Megatron-LM's transformer path; DSA's core attention
 //    in absorbed-MLA form, as its DSA fix counts it;
 //  - megatron, hybrid: its hybrid path: no attention output gate, no MTP
-//    projection, a key/value width of h*g/n without kv_channels;
+//    projection (charged on its dev branch), a key/value width of h*g/n
+//    without kv_channels;
 //  - model: the exact definitions; widths are integers; DSA's core attention
 //    in the expanded form dense MLA is counted in;
 //  - executed: what the kernels execute: model without the norm terms that are
@@ -56,6 +57,10 @@ struct Convention {
 inline bool is_exact(Convention convention) { return convention.mode != Mode::kMegatron; }
 inline bool is_executed(Convention convention) { return convention.mode == Mode::kExecuted; }
 inline bool is_megatron_hybrid(Convention convention) {
+  return convention.mode == Mode::kMegatron && convention.path != MegatronPath::kStandard;
+}
+// Megatron-LM's main-branch hybrid function leaves the MTP projection out.
+inline bool omits_mtp_projection(Convention convention) {
   return convention.mode == Mode::kMegatron && convention.path == MegatronPath::kHybrid;
 }
 

@@ -128,11 +128,28 @@ struct ParsedMegatronArgs {
 };
 Result<ParsedMegatronArgs> parse_megatron_args_json(std::string_view json_text);
 
-// Builds the model Megatron-LM's accounting sees: the standard transformer
-// path, or the hybrid path when hybrid_layer_pattern is set. Fails with the
-// field, value and rule for anything Megatron would reject or that would make
-// the count meaningless (missing sizes, list lengths, unknown variants).
-Result<Model> model_from_megatron_args(const MegatronArgs& args);
+// Which Megatron-LM branch's num_floating_point_operations the model follows
+// (docs/accounting.md, 6): its main branch with the DSA FLOPs fix, or its dev
+// branch with the same fix. They differ on the hybrid path only: at dev,
+// multi_latent_attention makes every attention symbol MLA, `+` is no symbol,
+// `D` refuses the DSA variant, and each MTP depth's projection is charged.
+enum class MegatronBranch { kMain, kDev };
+
+// "main" or "dev".
+std::string_view megatron_branch_name(MegatronBranch branch);
+
+// "main" or "dev"; anything else: 'megatron_branch = "mian": must be main or
+// dev; did you mean main?'.
+Result<MegatronBranch> parse_megatron_branch(std::string_view text);
+
+// Builds the model Megatron-LM's accounting sees on `branch`: the standard
+// transformer path, or the hybrid path when hybrid_layer_pattern is set (its
+// layer count is the pattern's: Megatron-LM's argument validation replaces
+// num_layers by it, and its function never reads num_layers there). Fails
+// with the field, value and rule for anything Megatron would reject or that
+// would make the count meaningless (missing sizes, list lengths, unknown
+// variants).
+Result<Model> model_from_megatron_args(const MegatronArgs& args, MegatronBranch branch = MegatronBranch::kMain);
 
 }  // namespace trainflops
 

@@ -118,7 +118,8 @@ std::optional<std::string_view> uncounted_effect(std::string_view flag);
 // The model the flags describe. Without --vocab-size or --padded-vocab-size
 // Megatron-LM reads the vocabulary from the tokenizer's files, which
 // trainflops cannot: an error that names both flags (and the tokenizer).
-Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags);
+Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags,
+                                        MegatronBranch branch = MegatronBranch::kMain);
 
 }  // namespace trainflops
 

@@ -453,9 +453,11 @@ struct HyperConnections {
 std::string_view hyper_connection_variant_name(HyperConnections::Variant variant);
 
 // Which of Megatron-LM's two accounting functions reproduces this model in
-// `megatron` mode. The hybrid one omits the MTP projections and ignores the
-// attention output gate; the exact modes count both on either path.
-enum class MegatronPath { kStandard, kHybrid };
+// `megatron` mode. The hybrid one ignores the attention output gate and, on
+// Megatron-LM's main branch, omits the MTP projections; its dev branch's
+// charges them (kHybridWithMtpProjection). The exact modes count both on
+// every path.
+enum class MegatronPath { kStandard, kHybrid, kHybridWithMtpProjection };
 
 // The most decoder layers a model may have, and the most layers in all its
 // MTP depths: published models have a few hundred, so a larger number is a

@@ -37,6 +37,9 @@ struct ModelInput {
   // How every DSA indexer trains, overriding what the source says: "off",
   // "detached", "sparse" or "full".
   std::optional<std::string> dsa_indexer_grad_mode;
+  // Which Megatron-LM branch's function Megatron-LM arguments and flags are
+  // counted by: "main" (unset) or "dev" (megatron_args.h, MegatronBranch).
+  std::optional<std::string> megatron_branch;
   // A Hugging Face config field trainflops does not know: an error when
   // strict, else a warning.
   bool strict = false;

@@ -190,7 +190,8 @@ struct ModelParameters {
 };
 
 // The parameters of one layer of a model with `hidden_size` and `layout`, by
-// kind (non-zero ones, in kAllParameterKinds order). Errors: an MoE layer
+// kind (non-zero ones, in kAllParameterKinds order), without the model's
+// hyper-connections (they belong to the model, not the layer). Errors: an MoE layer
 // without num_experts ("layer.channel_mixer.num_experts is missing: ...").
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout);

@@ -5,8 +5,10 @@ passes (float aggregates, numpy scalars, 0-d tensors, None, ints as flags, a
 tuple moe_layer_freq, ...) with what Megatron-LM's num_floating_point_operations
 returned for each (as float.hex()) or the exception it raised;
 scripts/megatron-argument-forms wrote it from Megatron-LM's source at the
-commits the file names. The drop-in must return the same number bit for bit,
-or raise a TrainflopsError.
+commits the file names. The drop-in of the case's branch (trainflops.megatron
+for main, trainflops.megatron_dev for dev) must return the same number bit for
+bit, or raise a TrainflopsError; trainflops.megatron_dev must also return the
+dev checkout's number for every case.
 """
 import argparse
 import json
@@ -17,11 +19,12 @@ import numpy as np
 import pytest
 
 import trainflops
+from trainflops import megatron_dev
 from trainflops.megatron import num_floating_point_operations
 
 torch = pytest.importorskip("torch")
 
-# Forms where trainflops knowingly differs from Megatron-LM's function, with the error it raises instead.
+# Forms where trainflops knowingly differs from Megatron-LM's dev function, with the error it raises instead.
 KNOWN_DIFFERENCES = {
     # Megatron-LM's dev branch counts a DSA layer without a top-k as attending every causal key (its sparse
     # scale is then 1); trainflops requires dsa_indexer_topk.
@@ -55,11 +58,16 @@ def test_the_table_covers_what_it_should():
     assert len({case["config"] for case in CASES}) == 4
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
-def test_megatron_lm_number_or_refusal(case):
+DROP_INS = {"main": num_floating_point_operations, "dev": megatron_dev.num_floating_point_operations}
+RUNS = [(case, case["ref"], case["expected"]) for case in CASES]
+RUNS += [(case, "dev", case["dev"]) for case in CASES if case["ref"] == "main"]
+
+
+@pytest.mark.parametrize("case,ref,expected", RUNS, ids=[f"{case['name']} ({ref})" for case, ref, _ in RUNS])
+def test_megatron_lm_number_or_refusal(case, ref, expected):
+    num_floating_point_operations = DROP_INS[ref]
     args = build_args(case)
     call = {name: evaluate(expression) for name, expression in case["call"].items()}
-    expected = case["expected"]
     if case["name"] in KNOWN_DIFFERENCES:
         assert "flops" in expected
         with pytest.raises(trainflops.TrainflopsError) as raised:

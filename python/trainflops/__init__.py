@@ -13,21 +13,22 @@
     comparison = trainflops.compare(preset="deepseek-v3", seq_length=4096)  # every framework's number
 
 trainflops.megatron.num_floating_point_operations is a drop-in for Megatron-LM's
-function. Every error is a trainflops.TrainflopsError (a ValueError) with the
+function (its main branch); trainflops.megatron_dev's for its dev branch's.
+Every error is a trainflops.TrainflopsError (a ValueError) with the
 library's message; its subclass says what kind: InvalidInputError,
 InputFileError (also an OSError), CountOverflowError (also an OverflowError)
 or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
 """
 from trainflops._core import (Comparison, CountOverflowError, FrameworkCount, InputFileError, InvalidInputError, Layer,
                               Model, Report, TrainflopsError, UnsupportedError)
-from trainflops import _core, megatron
+from trainflops import _core, megatron, megatron_dev
 from trainflops.seq_stats import SeqStats
 from trainflops.utilization import Mfu, mfu, peak_table
 
 
 __all__ = ["compare", "Comparison", "count", "CountOverflowError", "FrameworkCount", "InputFileError",
-           "InvalidInputError", "Layer", "megatron", "Mfu", "mfu", "Model", "peak_table", "Report", "SeqStats",
-           "TrainflopsError", "UnsupportedError"]
+           "InvalidInputError", "Layer", "megatron", "megatron_dev", "Mfu", "mfu", "Model", "peak_table", "Report",
+           "SeqStats", "TrainflopsError", "UnsupportedError"]
 
 
 def count(model=None, *, preset=None, hf=None, batch_size=None, seq_length=None, docs=None, cu_seqlens=None,

@@ -95,7 +95,7 @@ std::string megatron_cannot_express(const Model& model) {
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
-  if (model.megatron_path == MegatronPath::kHybrid) {
+  if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
   return "";
@@ -103,6 +103,10 @@ std::string megatron_cannot_express(const Model& model) {
 
 std::string megatron_main_cannot_express(const Model& model) {
   if (has_kpool(model)) return "KPool is not on Megatron-LM's main branch";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "DeepSeek-V4 attention (dsv4_hybrid) is not on Megatron-LM's main branch; its dev branch counts it (the "
+           "DSA fix row)";
+  }
   return megatron_cannot_express(model);
 }
 
@@ -114,9 +118,32 @@ std::string bridge_cannot_express(const Model& model) {
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
-  if (model.megatron_path == MegatronPath::kHybrid) {
+  if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-Bridge's hybrid function, which compare does not model";
   }
+  return "";
+}
+
+// MaxText counts DeepSeek-V4 with its own function: every layer DeepSeek-V4
+// attention and MoE, manifold hyper-connections, no n-gram memory.
+std::string maxtext_deepseek_v4_unexpressed(const Model& model) {
+  const bool other_layer = any_layer(model, [](const Layer& l) {
+    return !l.mixer || !std::holds_alternative<CompressedSparseAttention>(*l.mixer) || !l.channel_mixer ||
+           !std::holds_alternative<Moe>(*l.channel_mixer) || std::get<Moe>(*l.channel_mixer).latent_size ||
+           !std::get<Moe>(*l.channel_mixer).gated;
+  });
+  if (other_layer) return "MaxText's DeepSeek-V4 function has DeepSeek-V4 attention and a gated MoE on every layer";
+  if (model.hyper_connections && model.hyper_connections->variant != HyperConnections::Variant::kManifold) {
+    return "MaxText's DeepSeek-V4 function has manifold-constrained hyper-connections only";
+  }
+  if (has_ngram_memory(model)) return "compare does not model MaxText's count of n-gram memory (its Engram layers)";
+  const Moe* first = nullptr;
+  const bool unequal_moe = any_layer(model, [&](const Layer& l) {
+    const Moe& moe = std::get<Moe>(*l.channel_mixer);
+    if (!first) first = &moe;
+    return !(moe == *first);
+  });
+  if (unequal_moe) return "MaxText's DeepSeek-V4 function has one MoE shape for every layer";
   return "";
 }
 
@@ -130,6 +157,7 @@ bool has_latent_moe(const Model& model) {
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
   if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "MaxText" + std::string(kNoQsa);
   if (std::string reason = residual_machinery_unexpressed(model, "MaxText"); !reason.empty()) return reason;
@@ -147,6 +175,11 @@ std::string maxtext_cannot_express(const Model& model) {
 
 std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "torchtitan's main branch has no DeepSeek-V4 model; the one proposed for it charges 6 per parameter of the "
+           "built module (every routed expert, no output layer) and all L^2 pairs on every layer, which compare does "
+           "not model";
+  }
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
   if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
@@ -202,6 +235,9 @@ std::string nemo_rl_cannot_express(const Model& model) {
 
 std::string automodel_cannot_express(const Model& model) {
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "compare does not model NeMo Automodel's DeepSeek-V4 formulas";
+  }
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
   if (has_mixer<SharedCompressedAttention>(model)) {
@@ -285,7 +321,34 @@ Conventions automodel_conventions(const Model& model) {
   return c;
 }
 
+constexpr Conventions kMaxTextConventions{.causal = PairRule::kHalfSquare,
+                                          .windows = WindowRule::kArea,
+                                          .router = true,
+                                          .mtp = MtpRule::kLayersOnly,
+                                          .mtp_layer = MtpLayerRule::kLastDecoderLayer,
+                                          .dsa_core = DsaCoreRule::kExpandedArea,
+                                          .indexer = IndexerRule::kTrainedFully,
+                                          .compressed_pairs = CompressedPairsRule::kMaxText,
+                                          .compressed_indexer = CompressedIndexerRule::kMaxText,
+                                          .output_gate = false,
+                                          .norms = false,
+                                          .hyper_connections = HyperConnectionRule::kMaxText};
+
+// MaxText's DeepSeek-V4 function leaves MTP out: its DeepSeek-V4 configs drop
+// the MTP layer.
+Conventions maxtext_conventions(const Model& model) {
+  Conventions c = kMaxTextConventions;
+  if (has_mixer<CompressedSparseAttention>(model)) c.mtp = MtpRule::kOff;
+  return c;
+}
+
 std::vector<std::string> maxtext_recipe(const Model& model) {
+  if (!model.mtp_depths.empty() && has_mixer<CompressedSparseAttention>(model)) {
+    return {
+        "MaxText's DeepSeek-V4 configs drop the MTP layer (deepseek4-284b.yml): its number leaves it out; with "
+        "mtp_num_layers set, its function would charge the layer as a dense GQA layer, which compare does not "
+        "model"};
+  }
   if (model.mtp_depths.empty() || !has_mixer<MlaAttention>(model)) return {};
   return {"MaxText's DeepSeek configs set no MTP (base.yml's mtp_num_layers is 0 and deepseek3-671b.yml leaves it): "
           "run with them, its number leaves out the MTP layers; shown with this model's, as mtp_num_layers = " +
@@ -317,7 +380,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .dsa_core = DsaCoreRule::kDenseMla,
                    .indexer = IndexerRule::kNone,
                    .quick_geglu_as_ungated = true,
-                   .hyper_connections = HyperConnectionRule::kNone,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone},
        megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
@@ -325,8 +388,10 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kAbsorbedArea,
                    .indexer = IndexerRule::kMegatron,
+                   .compressed_pairs = CompressedPairsRule::kMegatron,
+                   .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .quick_geglu_as_ungated = true,
-                   .hyper_connections = HyperConnectionRule::kNone,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone},
        megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
@@ -335,21 +400,14 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .mtp_layer = MtpLayerRule::kLastDecoderLayer,
                    .dsa_core = DsaCoreRule::kAbsorbedExact,
                    .indexer = IndexerRule::kExecuted,
+                   .compressed_pairs = CompressedPairsRule::kMegatron,
+                   .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .kda_gates_as_k3 = true,
-                   .hyper_connections = HyperConnectionRule::kNone,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone},
        bridge_cannot_express, nullptr, nullptr},
-      {Framework::kMaxText, "maxtext", "MaxText",
-       Conventions{.causal = PairRule::kHalfSquare,
-                   .windows = WindowRule::kArea,
-                   .router = true,
-                   .mtp = MtpRule::kLayersOnly,
-                   .mtp_layer = MtpLayerRule::kLastDecoderLayer,
-                   .dsa_core = DsaCoreRule::kExpandedArea,
-                   .indexer = IndexerRule::kTrainedFully,
-                   .output_gate = false,
-                   .norms = false},
-       maxtext_cannot_express, nullptr, maxtext_recipe},
+      {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
+       maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
        Conventions{.causal = PairRule::kAll,
                    .windows = WindowRule::kAsCausal,
@@ -374,15 +432,13 @@ const FrameworkDefinition& definition(Framework framework) {
 // Whether compare models how the frameworks' functions count a layer type
 // (convention_count.cc): one it does not makes every framework's count unknown.
 bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(
-      Overloaded{
-          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                         SharedCompressedAttention, CompressedBlockSparseAttention> auto&) { return true; },
-          [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) {
-            return false;
-          },
-      },
-      mixer);
+  return std::visit(Overloaded{
+                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
+                                       CompressedSparseAttention, SharedCompressedAttention,
+                                       CompressedBlockSparseAttention> auto&) { return true; },
+                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) { return false; },
+                    },
+                    mixer);
 }
 bool frameworks_modelled(const ChannelMixer& channel_mixer) {
   return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);
@@ -402,8 +458,8 @@ std::string unmodelled_layer_kind(const Model& model) {
   });
   if (kind.empty()) return "";
   return "the model has " + kind +
-         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4.1 attention, gated delta "
-         "net and Kimi Delta Attention layers only";
+         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
+         "gated delta net and Kimi Delta Attention layers only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -449,6 +505,8 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "mtp_layer_kind";
     case ConventionKind::kDsaCore: return "dsa_core";
     case ConventionKind::kDsaIndexer: return "dsa_indexer";
+    case ConventionKind::kCompressedPairs: return "compressed_pairs";
+    case ConventionKind::kCompressedIndexer: return "compressed_indexer";
     case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
@@ -474,6 +532,8 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "MTP layer kind";
     case ConventionKind::kDsaCore: return "DSA core";
     case ConventionKind::kDsaIndexer: return "DSA indexer";
+    case ConventionKind::kCompressedPairs: return "V4 attention pairs";
+    case ConventionKind::kCompressedIndexer: return "V4 CSA indexer";
     case ConventionKind::kLinearAttentionCore: return "linear attention core";
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";

@@ -12,20 +12,32 @@
 namespace trainflops {
 namespace {
 
+// A statistic's value, doubled, as a fraction: some frameworks charge L^2/2r
+// compressed entries or other fractional counts (denominator > 0).
+struct Doubled {
+  Doubled(Int128 value) : numerator(value) {}  // NOLINT(google-explicit-constructor): most values are whole
+  Doubled(Int128 n, Int128 d) : numerator(n), denominator(d) {}
+  Int128 numerator;
+  Int128 denominator = 1;
+};
+
 // Sums of forward_flops * executions * (twice the statistic), so that the
-// half pairs of L^2/2 stay integers; halved once at the end.
+// half pairs of L^2/2 stay integers; halved once at the end. A fractional
+// statistic's product is rounded to the nearest unit.
 class DoubledSum {
  public:
   explicit DoubledSum(std::int64_t length) : length_(length) {}
 
   // Adds `terms` with `value` giving each statistic, doubled.
-  void add(const Terms& terms, const std::function<std::optional<Int128>(const Statistic&)>& value) {
+  void add(const Terms& terms, const std::function<std::optional<Doubled>(const Statistic&)>& value) {
     for (const Term& term : terms) {
-      const std::optional<Int128> doubled = value(term.per);
+      const std::optional<Doubled> doubled = value(term.per);
       const auto cost = checked_mul(term.forward_flops, term.executions);
-      const auto product = doubled && cost ? checked_mul(*cost, *doubled) : std::nullopt;
+      const auto product = doubled && cost ? checked_mul(*cost, doubled->numerator) : std::nullopt;
       if (product) {
-        add_doubled(*product / term.divisor);
+        // A fractional statistic's share rounded to the nearest unit.
+        const Int128 d = doubled->denominator;
+        add_doubled((*product / term.divisor + d / 2) / d);
       } else {
         overflow_ = true;
       }
@@ -56,6 +68,29 @@ class DoubledSum {
   std::optional<Int128> area(std::int64_t span) const {
     const Int128 l = length_, e = std::min<Int128>(span, l);
     return 2 * l * e - e * e;
+  }
+
+  // Twice L w - w^2/2: a window's band with its triangle taken as w^2/2, w not capped at L.
+  Int128 uncapped_area(std::int64_t window) const {
+    const Int128 l = length_, w = window;
+    return 2 * l * w - w * w;
+  }
+
+  // Twice L^2/2r: every query sees L/r entries of an r-times compressed cache, halved for causality.
+  Doubled half_square_over(std::int64_t ratio) const { return {Int128{length_} * length_, ratio}; }
+
+  // Twice L e - r e^2/2, e = min(k, floor(L/r)): Megatron-LM's selected compressed entries.
+  Int128 selected_area(std::int64_t topk, std::int64_t ratio) const {
+    const Int128 l = length_, e = std::min<Int128>(topk, l / ratio);
+    return 2 * l * e - ratio * e * e;
+  }
+
+  // Twice L^2/r (e/T - e^2/2T^2), T = floor(L/r), e = min(k, T): MaxText's
+  // selected compressed entries (its indexer mask ratio over a T x T grid).
+  Doubled selected_ratio(std::int64_t topk, std::int64_t ratio) const {
+    const Int128 l = length_, t = l / ratio, e = std::min<Int128>(topk, t);
+    if (t == 0) return 0;
+    return {l * l * e * (2 * t - e), ratio * t * t};
   }
 
   // Adds `copies` times a sum add() gave before (a repeated layer's).
@@ -187,6 +222,46 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
       });
 }
 
+// DeepSeek-V4 attention: its projections, compressors and indexer
+// projections as model mode counts them (norms by `c.norms`), its window,
+// compressed and selected entries by `c.compressed_pairs`, its indexer's
+// scoring by `c.compressed_indexer`.
+void add_compressed(const CompressedSparseAttention& attention, std::int64_t h, const Conventions& c, DoubledSum& sum) {
+  const auto pairs = [&](const Statistic& s) -> std::optional<Doubled> {
+    switch (c.compressed_pairs) {
+      case CompressedPairsRule::kExact: break;
+      case CompressedPairsRule::kMegatron:
+        if (s.kind == StatisticKind::kWindowPairs) return 2 * Int128{sum.length()} * s.pool;
+        if (s.kind == StatisticKind::kCompressedEntries) return sum.half_square_over(s.pool);
+        if (s.kind == StatisticKind::kSelectedCompressed) return sum.selected_area(s.topk, s.pool);
+        break;
+      case CompressedPairsRule::kMaxText:
+        if (s.kind == StatisticKind::kWindowPairs) return sum.uncapped_area(s.pool);
+        if (s.kind == StatisticKind::kCompressedEntries) return sum.half_square_over(s.pool);
+        if (s.kind == StatisticKind::kSelectedCompressed) return sum.selected_ratio(s.topk, s.pool);
+        break;
+    }
+    return sum.exact(s);
+  };
+  const auto scoring = [&](const Statistic& s) -> std::optional<Doubled> {
+    switch (c.compressed_indexer) {
+      case CompressedIndexerRule::kExact: return sum.exact(s);
+      case CompressedIndexerRule::kMegatron: return sum.half_square_over(s.pool);
+      case CompressedIndexerRule::kMaxText: return Doubled{Int128{sum.length()} * sum.length(), 2 * Int128{s.pool}};
+    }
+    return std::nullopt;
+  };
+  const Terms terms = compressed_sparse_attention_terms(attention, h, projections_mode(c));
+  sum.add(select(terms, [](Component k) { return k != Component::kIndexerScoring; }), pairs);
+  const Terms indexer = select(terms, [](Component k) { return k == Component::kIndexerScoring; });
+  sum.add(indexer, scoring);
+  if (c.compressed_indexer == CompressedIndexerRule::kMaxText && !indexer.empty()) {
+    // The head weighting: one weight per indexer head and entry, over L^2/2r entries.
+    sum.add({trained_gemm(Component::kIndexerScoring, indexer.front().per, attention.indexer_num_heads)},
+            [&](const Statistic& s) { return sum.half_square_over(s.pool); });
+  }
+}
+
 // DeepSeek-V4.1: the frameworks' choices are whether the norms count, how the
 // indexer is charged (executed: with the heads' weighting, every entry) and
 // whether the candidate consumers score the candidates' entries alone.
@@ -218,29 +293,29 @@ void add_compressed_block_sparse(const CompressedBlockSparseAttention& attention
 
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  std::visit(
-      Overloaded{
-          [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
-          [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
-          [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
-          [&](const GatedDeltaNet& g) {
-            Terms terms = gated_delta_net_terms(g, h);
-            if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
-            sum.add(terms, exact);
-          },
-          [&](const KimiDeltaAttention& k) {
-            Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
-            if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
-            sum.add(terms, exact);
-          },
-          [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
-          [&](const CompressedBlockSparseAttention& a) { add_compressed_block_sparse(a, h, c, sum); },
-          // No framework's choice changes these but whether norms count.
-          [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
-            sum.add(terms_of(other, h, projections_mode(c)), exact);
-          },
-      },
-      mixer);
+  std::visit(Overloaded{
+                 [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
+                 [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
+                 [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
+                 [&](const CompressedSparseAttention& a) { add_compressed(a, h, c, sum); },
+                 [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
+                 [&](const CompressedBlockSparseAttention& a) { add_compressed_block_sparse(a, h, c, sum); },
+                 [&](const GatedDeltaNet& g) {
+                   Terms terms = gated_delta_net_terms(g, h);
+                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
+                   sum.add(terms, exact);
+                 },
+                 [&](const KimiDeltaAttention& k) {
+                   Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
+                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
+                   sum.add(terms, exact);
+                 },
+                 // No framework's choice changes these but whether norms count.
+                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
+                   sum.add(terms_of(other, h, projections_mode(c)), exact);
+                 },
+             },
+             mixer);
 }
 
 void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
@@ -305,15 +380,21 @@ void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Con
     }
     sum.add(terms, exact);
   }
-  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNone) {
+  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNotCounted) {
     const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
     const HyperConnections& hc = *model.hyper_connections;
-    if (c.hyper_connections == HyperConnectionRule::kModel) {
-      sum.add(hyper_connection_terms(hc, sublayers, model.hidden_size, kModelMode), exact);
-    } else {
+    if (c.hyper_connections == HyperConnectionRule::kProjections ||
+        c.hyper_connections == HyperConnectionRule::kLayerProjections) {
       sum.add({trained_gemm(Component::kHyperConnections, kTokens,
                             sublayers * hyper_connection_weights(hc, model.hidden_size, false))},
               exact);
+    } else {
+      Terms terms = hyper_connection_terms(hc, sublayers, model.hidden_size, kModelMode);
+      if (c.hyper_connections == HyperConnectionRule::kMaxText && !terms.empty()) {
+        // The write adds the output to each stream: n h products, one FLOP each.
+        terms.front().forward_flops -= Int128{sublayers} * hc.streams * model.hidden_size;
+      }
+      sum.add(terms, exact);
     }
   }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
@@ -369,6 +450,8 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kMtpLayerKind: to.mtp_layer = from.mtp_layer; return;
     case ConventionKind::kDsaCore: to.dsa_core = from.dsa_core; return;
     case ConventionKind::kDsaIndexer: to.indexer = from.indexer; return;
+    case ConventionKind::kCompressedPairs: to.compressed_pairs = from.compressed_pairs; return;
+    case ConventionKind::kCompressedIndexer: to.compressed_indexer = from.compressed_indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
@@ -431,6 +514,20 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case IndexerRule::kNone: return "not counted";
       }
       break;
+    case ConventionKind::kCompressedPairs:
+      switch (c.compressed_pairs) {
+        case CompressedPairsRule::kExact: return "exact entries";
+        case CompressedPairsRule::kMegatron: return "window Lw, HCA L^2/256, CSA Le - 2e^2";
+        case CompressedPairsRule::kMaxText: return "window Lw - w^2/2, HCA L^2/256, mask ratio";
+      }
+      break;
+    case ConventionKind::kCompressedIndexer:
+      switch (c.compressed_indexer) {
+        case CompressedIndexerRule::kExact: return "exact entries";
+        case CompressedIndexerRule::kMegatron: return "L^2/8 entries";
+        case CompressedIndexerRule::kMaxText: return "half scoring, head weighting, L^2/8";
+      }
+      break;
     case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
     case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
@@ -441,10 +538,11 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kSmallParameters: return c.small_parameters ? "6 per parameter per token" : "not counted";
     case ConventionKind::kHyperConnections:
       switch (c.hyper_connections) {
-        case HyperConnectionRule::kModel: return "counted";
+        case HyperConnectionRule::kCounted: return "counted";
+        case HyperConnectionRule::kNotCounted: return "not counted";
+        case HyperConnectionRule::kMaxText: return "write 1 FLOP per product, no head read";
         case HyperConnectionRule::kProjections: return "projections only";
         case HyperConnectionRule::kLayerProjections: return "the layers' projections only";
-        case HyperConnectionRule::kNone: return "not counted";
       }
       break;
     case ConventionKind::kNgramMemory:
@@ -470,14 +568,15 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
     if (!model.hyper_connections) return;
     const HyperConnections& hc = *model.hyper_connections;
     switch (c.hyper_connections) {
-      case HyperConnectionRule::kModel: sum.add({hyper_connection_head_term(hc, model.hidden_size)}, tokens); return;
+      case HyperConnectionRule::kCounted: sum.add({hyper_connection_head_term(hc, model.hidden_size)}, tokens); return;
       case HyperConnectionRule::kProjections:
         sum.add({trained_gemm(Component::kHyperConnections, kTokens,
                               hyper_connection_weights(hc, model.hidden_size, true))},
                 tokens);
         return;
+      case HyperConnectionRule::kMaxText:
       case HyperConnectionRule::kLayerProjections:
-      case HyperConnectionRule::kNone: return;
+      case HyperConnectionRule::kNotCounted: return;
     }
   };
   if (c.mtp != MtpRule::kOff) {

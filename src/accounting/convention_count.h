@@ -58,13 +58,32 @@ enum class IndexerRule {
   kNone,                // not counted
 };
 
-enum class HyperConnectionRule {
-  kModel,             // projections, reads, writes and mixing, around every sublayer and before each head
-  kProjections,       // the coefficient or gate projections alone, the heads' included
-  kLayerProjections,  // the sublayers' projections alone: none before the heads
-  kNone,              // not counted
+// How DeepSeek-V4 attention (CompressedSparseAttention) charges its window,
+// its compressed entries (HCA) and its selected entries (CSA), in one
+// sequence of L tokens.
+enum class CompressedPairsRule {
+  kExact,     // sum_i min(i, w); sum_i floor(i/r); sum_i min(k, floor(i/r))
+  kMegatron,  // L w; L^2/2r; L e - r e^2/2 with e = min(k, floor(L/r))
+  kMaxText,   // L w - w^2/2; L^2/2r; L^2/r (e/T - e^2/2T^2) with T = floor(L/r), e = min(k, T)
 };
 
+// How DeepSeek-V4's CSA indexer charges its scoring.
+enum class CompressedIndexerRule {
+  kExact,     // 2 nh hd per entry over sum_i floor(i/r)
+  kMegatron,  // 2 nh hd per entry over L^2/2r
+  kMaxText,   // nh hd per entry over L^2/2r, and the head weighting (nh per entry)
+};
+
+// What hyper-connections are charged.
+enum class HyperConnectionRule {
+  kCounted,           // as model mode counts them
+  kNotCounted,        // left out
+  kMaxText,           // the write one FLOP per product, not a multiply-add; no read before the head
+  kProjections,       // the coefficient or gate projections alone, the heads' included
+  kLayerProjections,  // the sublayers' projections alone: none before the heads
+};
+
+// What hashed n-gram memory is charged.
 enum class NgramMemoryRule {
   kModel,    // keys, value, gates, gated value, convolution
   kNoGates,  // keys, value and convolution
@@ -80,6 +99,8 @@ struct Conventions {
   MtpLayerRule mtp_layer = MtpLayerRule::kAsDescribed;
   DsaCoreRule dsa_core = DsaCoreRule::kExpandedExact;
   IndexerRule indexer = IndexerRule::kModel;
+  CompressedPairsRule compressed_pairs = CompressedPairsRule::kExact;
+  CompressedIndexerRule compressed_indexer = CompressedIndexerRule::kExact;
   bool linear_core = true;
   bool output_gate = true;
   bool norms = true;
@@ -97,8 +118,9 @@ struct Conventions {
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
-  // The residual-stream machinery.
-  HyperConnectionRule hyper_connections = HyperConnectionRule::kModel;
+  // The residual-stream machinery: counted as model mode does, left out, or
+  // counted as a framework's function does.
+  HyperConnectionRule hyper_connections = HyperConnectionRule::kCounted;
   NgramMemoryRule ngram_memory = NgramMemoryRule::kModel;
   // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
   // alone (false: every entry they see, as the kernels do).

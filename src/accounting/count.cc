@@ -176,7 +176,7 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
   };
   add_stack(model.layers, 0);
   for (std::size_t d = 1; d <= model.mtp_depths.size(); ++d) {
-    if (!is_megatron_hybrid(convention)) add_term(mtp_projection_term(h, convention), 1, d);
+    if (!omits_mtp_projection(convention)) add_term(mtp_projection_term(h, convention), 1, d);
     add_stack(model.mtp_depths[d - 1], d);
   }
   const std::size_t heads = model.mtp_depths.size() + 1;

@@ -62,7 +62,7 @@ Model small_model(std::optional<HyperConnections> hc, bool memory) {
   Model model;
   model.hidden_size = 12;
   model.vocab_size = 50;
-  const Mixer attention = GqaAttention{4, 2, 3};
+  const Mixer attention = GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 3};
   const ChannelMixer mlp = DenseMlp{20, true};
   const ChannelMixer moe = Moe{8, 2, 6, 6, std::nullopt, true, false};
   const std::int64_t streams = hc ? hc->streams : 1;

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <span>
 
+#include "base/edit_distance.h"
 #include "base/json_text.h"
 #include "base/overloaded.h"
 #include "inputs/megatron_args_json.h"
@@ -389,10 +390,13 @@ Result<Moe> moe(const MegatronArgs& a) {
   return moe;
 }
 
-Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_defaults) {
+// `gdn2_counted`: whether the branch's function has GDN2's input projection
+// (main does; dev's hybrid function counts every G layer as GDN).
+Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_defaults, bool gdn2_counted = true) {
   GatedDeltaNet gdn;
-  gdn.variant = a.experimental_attention_variant == std::optional<std::string>("gdn2") ? GatedDeltaNet::Variant::kGdn2
-                                                                                       : GatedDeltaNet::Variant::kGdn;
+  gdn.variant = gdn2_counted && a.experimental_attention_variant == std::optional<std::string>("gdn2")
+                    ? GatedDeltaNet::Variant::kGdn2
+                    : GatedDeltaNet::Variant::kGdn;
   // Megatron-LM's hybrid accounting substitutes these for unset dimensions;
   // its transformer path has none.
   const auto dim = [&](std::string_view name, const std::optional<std::int64_t>& value,
@@ -414,7 +418,9 @@ bool uses_gated_delta_product(const MegatronArgs& a) {
   return last == "gdp_stack_spec" || last == "gated_delta_product_stack_spec";
 }
 
-Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
+// `gdp_counted`: whether the branch's function has gated delta products (dev's
+// counts every M layer as Mamba-2).
+Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size, bool gdp_counted) {
   constexpr std::string_view when = "for Mamba layers";
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t state, required("mamba_state_dim", a.mamba_state_dim, when));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t groups, required("mamba_num_groups", a.mamba_num_groups, when));
@@ -435,16 +441,65 @@ Result<Mixer> mamba_mixer(const MegatronArgs& a, std::int64_t hidden_size) {
                    ": must not exceed the inner width 2 * hidden_size = " + std::to_string(inner));
     }
   }
-  if (!uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
+  if (!gdp_counted || !uses_gated_delta_product(a)) return Mixer{Mamba2{inner, heads, groups, state}};
   constexpr std::string_view gdp_when = "for gated delta product layers";
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t householder,
                               required("gdp_num_householder", a.gdp_num_householder, gdp_when));
   return Mixer{GatedDeltaProduct{inner, heads, groups, state, householder}};
 }
 
+bool is_attention_symbol(LayerSymbol symbol) {
+  switch (symbol) {
+    case LayerSymbol::kAttention:
+    case LayerSymbol::kMla:
+    case LayerSymbol::kDsa:
+    case LayerSymbol::kWindow:
+    case LayerSymbol::kCsa:
+    case LayerSymbol::kHca:
+      return true;
+    case LayerSymbol::kMamba:
+    case LayerSymbol::kGatedDeltaNet:
+    case LayerSymbol::kMlp:
+    case LayerSymbol::kMoe:
+      return false;
+  }
+  return false;
+}
+
+CompressedSparseAttention::Kind compression_kind_of_symbol(LayerSymbol symbol) {
+  return symbol == LayerSymbol::kWindow ? CompressedSparseAttention::Kind::kWindow
+         : symbol == LayerSymbol::kCsa  ? CompressedSparseAttention::Kind::kCsa
+                                        : CompressedSparseAttention::Kind::kHca;
+}
+
+// The attention of a hybrid layer as the dev branch's function counts it: by
+// the arguments, not the symbol. DeepSeek-V4's variant counts W, C and H by
+// their compression (hybrid_branch_rules() refuses the other symbols with
+// it); otherwise every attention symbol is MLA with multi_latent_attention,
+// else grouped-query attention.
+Result<Mixer> dev_hybrid_attention(LayerSymbol symbol, const MegatronArgs& a) {
+  if (a.experimental_attention_variant == std::optional<std::string>("dsv4_hybrid")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(CompressedSparseAttention csa,
+                                compressed_sparse_attention(a, compression_kind_of_symbol(symbol)));
+    return Mixer{std::move(csa)};
+  }
+  if (flag(a.multi_latent_attention)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(MlaAttention mla, mla_attention(a));
+    return Mixer{mla};
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(GqaAttention gqa, gqa_attention(a, /*head_dim_required=*/false));
+  return Mixer{gqa};
+}
+
 // `number`: the layer's 1-based position in its pattern, for index sharing.
-Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const MegatronArgs& a, std::int64_t hidden_size) {
+Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const MegatronArgs& a, std::int64_t hidden_size,
+                           MegatronBranch branch) {
   Layer layer;
+  if (branch == MegatronBranch::kDev && is_attention_symbol(symbol)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dev_hybrid_attention(symbol, a));
+    return layer;
+  }
+  const bool main = branch == MegatronBranch::kMain;
   switch (symbol) {
     case LayerSymbol::kAttention: {
       TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gqa_attention(a, /*head_dim_required=*/false));
@@ -461,18 +516,15 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
     case LayerSymbol::kWindow:
     case LayerSymbol::kCsa:
     case LayerSymbol::kHca: {
-      const auto kind = symbol == LayerSymbol::kWindow ? CompressedSparseAttention::Kind::kWindow
-                        : symbol == LayerSymbol::kCsa  ? CompressedSparseAttention::Kind::kCsa
-                                                       : CompressedSparseAttention::Kind::kHca;
-      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, compressed_sparse_attention(a, kind));
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, compressed_sparse_attention(a, compression_kind_of_symbol(symbol)));
       break;
     }
     case LayerSymbol::kMamba: {
-      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mamba_mixer(a, hidden_size));
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, mamba_mixer(a, hidden_size, /*gdp_counted=*/main));
       break;
     }
     case LayerSymbol::kGatedDeltaNet: {
-      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gated_delta_net(a, /*hybrid_defaults=*/true));
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gated_delta_net(a, /*hybrid_defaults=*/true, /*gdn2_counted=*/main));
       break;
     }
     case LayerSymbol::kMlp: {
@@ -488,37 +540,71 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
 }
 
 Result<LayerStack> hybrid_layers(const std::vector<LayerSymbol>& symbols, const MegatronArgs& a,
-                                 const SlidingWindows& windows, std::int64_t hidden_size) {
+                                 const SlidingWindows& windows, std::int64_t hidden_size, MegatronBranch branch) {
   LayerStack layers;
   for (LayerSymbol symbol : symbols) {
     const auto number = static_cast<std::int64_t>(layers.size()) + 1;
-    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size));
+    TRAINFLOPS_ASSIGN_OR_RETURN(Layer layer, hybrid_layer(symbol, number, a, hidden_size, branch));
     TRAINFLOPS_RETURN_IF_ERROR(apply_sliding_window(windows, number, layer));
     layers.push_back(std::move(layer));
   }
   return layers;
 }
 
-Result<Model> hybrid_model(const MegatronArgs& a, Model model) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const HybridPattern pattern, parse_hybrid_pattern(*a.hybrid_layer_pattern));
-  if (a.num_layers && *a.num_layers != static_cast<std::int64_t>(pattern.main.size())) {
-    return Error("num_layers = " + std::to_string(*a.num_layers) + ": hybrid_layer_pattern has " +
-                 std::to_string(pattern.main.size()) + " layers before any '/'");
+// What the dev branch refuses in a hybrid pattern: `+` (no symbol there), `*`
+// beside W, C or H (as beside D), the DSA variant (its function asserts it
+// away from the hybrid path), and DeepSeek-V4's variant with any attention
+// symbol but W, C and H.
+Status hybrid_branch_rules(const MegatronArgs& a, const HybridPattern& pattern) {
+  std::vector<LayerSymbol> all = pattern.main;
+  for (const auto& depth : pattern.mtp_depths) all.insert(all.end(), depth.begin(), depth.end());
+  const auto has = [&](LayerSymbol symbol) { return std::find(all.begin(), all.end(), symbol) != all.end(); };
+  const std::string shown_pattern = "hybrid_layer_pattern = \"" + *a.hybrid_layer_pattern + "\"";
+  if (has(LayerSymbol::kMla)) {
+    return Error(shown_pattern +
+                 ": '+' is no layer symbol on Megatron-LM's dev branch; its MLA layers are '*' with "
+                 "multi_latent_attention (or give megatron_branch main)");
   }
+  if (has(LayerSymbol::kAttention) &&
+      (has(LayerSymbol::kWindow) || has(LayerSymbol::kCsa) || has(LayerSymbol::kHca))) {
+    return Error(shown_pattern + ": '*' (MHA/GQA) cannot be mixed with MLA-based attention (W, C or H) in one model");
+  }
+  const std::string variant = a.experimental_attention_variant.value_or("");
+  if (variant == "dsa") {
+    return Error(
+        "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only "
+        "(its function refuses it with hybrid_layer_pattern); describe the model without a pattern");
+  }
+  if (variant == "dsv4_hybrid") {
+    for (LayerSymbol symbol : {LayerSymbol::kAttention, LayerSymbol::kDsa}) {
+      if (has(symbol)) {
+        return Error(shown_pattern + ": with experimental_attention_variant = \"dsv4_hybrid\" every attention layer "
+                                     "must be W, C or H on Megatron-LM's dev branch, not '" +
+                     std::string(1, static_cast<char>(symbol)) + "'");
+      }
+    }
+  }
+  return Ok{};
+}
+
+Result<Model> hybrid_model(const MegatronArgs& a, Model model, MegatronBranch branch) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const HybridPattern pattern, parse_hybrid_pattern(*a.hybrid_layer_pattern));
+  if (branch == MegatronBranch::kDev) TRAINFLOPS_RETURN_IF_ERROR(hybrid_branch_rules(a, pattern));
   const std::int64_t depths = a.mtp_num_layers.value_or(0);
   if (depths != static_cast<std::int64_t>(pattern.mtp_depths.size())) {
     return Error("mtp_num_layers = " + shown(a.mtp_num_layers) +
                  ": must equal the number of MTP depths in hybrid_layer_pattern (" +
                  std::to_string(pattern.mtp_depths.size()) + ", one per '/')");
   }
-  model.megatron_path = MegatronPath::kHybrid;
+  model.megatron_path =
+      branch == MegatronBranch::kDev ? MegatronPath::kHybridWithMtpProjection : MegatronPath::kHybrid;
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, pattern.main.size()));
-  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, windows, model.hidden_size));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.layers, hybrid_layers(pattern.main, a, windows, model.hidden_size, branch));
   if (pattern.main_stage_layers.size() > 1) {
     model.pipeline_stage_layers.assign(pattern.main_stage_layers.begin(), pattern.main_stage_layers.end());
   }
   for (const auto& depth : pattern.mtp_depths) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(LayerStack layers, hybrid_layers(depth, a, windows, model.hidden_size));
+    TRAINFLOPS_ASSIGN_OR_RETURN(LayerStack layers, hybrid_layers(depth, a, windows, model.hidden_size, branch));
     model.mtp_depths.push_back(std::move(layers));
   }
   return model;
@@ -798,14 +884,29 @@ Result<ParameterLayout> parameter_layout(const MegatronArgs& a) {
 
 }  // namespace
 
-Result<Model> model_from_megatron_args(const MegatronArgs& a) {
+std::string_view megatron_branch_name(MegatronBranch branch) {
+  return branch == MegatronBranch::kDev ? "dev" : "main";
+}
+
+Result<MegatronBranch> parse_megatron_branch(std::string_view text) {
+  for (MegatronBranch branch : {MegatronBranch::kMain, MegatronBranch::kDev}) {
+    if (text == megatron_branch_name(branch)) return branch;
+  }
+  std::string message = "megatron_branch = \"" + std::string(text) + "\": must be main or dev";
+  if (const std::optional<std::string> near = nearest_name(text, {"main", "dev"}, 2)) {
+    message += "; did you mean " + *near + "?";
+  }
+  return Error(message);
+}
+
+Result<Model> model_from_megatron_args(const MegatronArgs& a, MegatronBranch branch) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, required("hidden_size", a.hidden_size, "for every model"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, required("padded_vocab_size", a.padded_vocab_size, "for every model"));
   TRAINFLOPS_ASSIGN_OR_RETURN(model.parameter_layout, parameter_layout(a));
   model.megatron_seq_length = a.seq_length;
   Result<Model> built =
-      a.hybrid_layer_pattern ? hybrid_model(a, std::move(model)) : standard_model(a, std::move(model));
+      a.hybrid_layer_pattern ? hybrid_model(a, std::move(model), branch) : standard_model(a, std::move(model));
   if (!built.ok()) return built;
   // Megatron-LM's hyper-connections are mHC; its function does not count them.
   if (flag(a.enable_hyper_connections)) {

@@ -17,7 +17,7 @@ const std::string kDsa = R"("group_query_attention": false, "multi_latent_attent
   "qk_head_dim": 16, "qk_pos_emb_head_dim": 8, "v_head_dim": 16, "experimental_attention_variant": "dsa",
   "dsa_indexer_n_heads": 4, "dsa_indexer_head_dim": 16, "dsa_indexer_topk": 64)";
 
-Result<Model> model_from(const std::string& patch) {
+Result<Model> model_from(const std::string& patch, MegatronBranch branch = MegatronBranch::kMain) {
   std::string text = kBase;
   text.pop_back();  // drop '}' so that the patch's fields extend the object
   text = text.substr(0, text.find_last_not_of(" \n") + 1);
@@ -25,7 +25,7 @@ Result<Model> model_from(const std::string& patch) {
   text += "}";
   Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
   if (!parsed.ok()) return parsed.error();
-  return model_from_megatron_args(parsed.value().args);
+  return model_from_megatron_args(parsed.value().args, branch);
 }
 
 TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
@@ -85,7 +85,6 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("hybrid_layer_pattern": "M*-X")",
        "hybrid_layer_pattern = \"M*-X\": 'X' at position 4 is not a layer symbol (M G * + D W C H - E, with | [ ] /)"},
       {R"("hybrid_layer_pattern": "M*-E")", "mamba_state_dim is missing: required for Mamba layers"},
-      {R"("hybrid_layer_pattern": "**--*")", "num_layers = 4: hybrid_layer_pattern has 5 layers before any '/'"},
       {R"("hybrid_layer_pattern": "**--/*-")",
        "mtp_num_layers = None: must equal the number of MTP depths in hybrid_layer_pattern (1, one per '/')"},
       {R"("hybrid_layer_pattern": "**--", "mtp_num_layers": 2)",
@@ -232,6 +231,94 @@ TEST(MegatronArgsTest, HybridDefaultsAndDerivedSizes) {
   EXPECT_EQ(product.inner_dim, 4 * 64);
   EXPECT_EQ(product.num_householder, 2);
   EXPECT_EQ(gdp.value().megatron_path, MegatronPath::kHybrid);
+}
+
+// The pattern decides the layer count on both branches, as Megatron-LM's
+// argument validation replaces num_layers by it.
+TEST(MegatronArgsTest, HybridPatternOverridesNumLayers) {
+  for (MegatronBranch branch : {MegatronBranch::kMain, MegatronBranch::kDev}) {
+    SCOPED_TRACE(std::string(megatron_branch_name(branch)));
+    const Result<Model> model = model_from(R"("hybrid_layer_pattern": "**--*")", branch);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    EXPECT_EQ(model.value().layers.size(), 5u);
+  }
+}
+
+// The dev branch's hybrid function: attention by the arguments, not the symbol.
+TEST(MegatronArgsTest, DevBranchHybridLayers) {
+  const std::string mla = R"("group_query_attention": false, "multi_latent_attention": true, "kv_lora_rank": 32,
+    "qk_head_dim": 16, "qk_pos_emb_head_dim": 8, "v_head_dim": 16)";
+  const std::string dsv4_sizes = mla + R"(, "q_lora_rank": 64, "o_groups": 2, "o_lora_rank": 16,
+    "csa_window_size": 32, "dsa_indexer_n_heads": 4, "dsa_indexer_head_dim": 16, "dsa_indexer_topk": 8)";
+  const std::string dsv4 = dsv4_sizes + R"(, "experimental_attention_variant": "dsv4_hybrid")";
+  const std::string mamba = R"("mamba_state_dim": 16, "mamba_head_dim": 64, "mamba_num_groups": 2)";
+  struct Case {
+    std::string patch;
+    std::vector<std::string> main_kinds, dev_kinds;
+  };
+  const std::vector<Case> cases = {
+      {R"("hybrid_layer_pattern": "*-")", {"gqa", "mlp"}, {"gqa", "mlp"}},
+      // Every attention symbol is MLA with multi_latent_attention, else grouped-query attention.
+      {dsv4_sizes + R"(, "hybrid_layer_pattern": "C-H-")", {"csa", "mlp", "hca", "mlp"}, {"mla", "mlp", "mla", "mlp"}},
+      {mla + R"(, "hybrid_layer_pattern": "*-")", {"gqa", "mlp"}, {"mla", "mlp"}},
+      {R"("hybrid_layer_pattern": "D-", "dsa_indexer_n_heads": 4, "dsa_indexer_head_dim": 16,
+          "dsa_indexer_topk": 8, )" + mla, {"dsa", "mlp"}, {"mla", "mlp"}},
+      {dsv4 + R"(, "hybrid_layer_pattern": "W-C-H-")",
+       {"window", "mlp", "csa", "mlp", "hca", "mlp"}, {"window", "mlp", "csa", "mlp", "hca", "mlp"}},
+      // No gated delta products and no GDN2 at dev.
+      {mamba + R"(, "hybrid_layer_pattern": "MG", "mamba_num_heads": 4, "gdp_num_householder": 2,
+         "experimental_attention_variant": "gdn2", "spec": ["hybrid_layer_specs", "gdp_stack_spec"])",
+       {"gdp", "gdn2"}, {"mamba2", "gdn"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.patch);
+    for (MegatronBranch branch : {MegatronBranch::kMain, MegatronBranch::kDev}) {
+      const Result<Model> model = model_from(c.patch, branch);
+      ASSERT_TRUE(model.ok()) << megatron_branch_name(branch) << ": " << model.error().message();
+      std::vector<std::string> kinds;
+      for (const Layer& layer : model.value().layers) kinds.push_back(layer_kind(layer));
+      EXPECT_EQ(kinds, branch == MegatronBranch::kMain ? c.main_kinds : c.dev_kinds) << megatron_branch_name(branch);
+      EXPECT_EQ(model.value().megatron_path, branch == MegatronBranch::kMain ? MegatronPath::kHybrid
+                                                                              : MegatronPath::kHybridWithMtpProjection);
+    }
+  }
+}
+
+TEST(MegatronArgsTest, DevBranchHybridRefusals) {
+  const std::string mla = R"("group_query_attention": false, "multi_latent_attention": true, "kv_lora_rank": 32,
+    "qk_head_dim": 16, "qk_pos_emb_head_dim": 8, "v_head_dim": 16)";
+  struct Case {
+    std::string patch;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {mla + R"(, "hybrid_layer_pattern": "+-")",
+       "hybrid_layer_pattern = \"+-\": '+' is no layer symbol on Megatron-LM's dev branch; its MLA layers are '*' "
+       "with multi_latent_attention (or give megatron_branch main)"},
+      {mla + R"(, "hybrid_layer_pattern": "*-W-")",
+       "hybrid_layer_pattern = \"*-W-\": '*' (MHA/GQA) cannot be mixed with MLA-based attention (W, C or H) in one "
+       "model"},
+      {mla + R"(, "hybrid_layer_pattern": "D-", "experimental_attention_variant": "dsa")",
+       "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only "
+       "(its function refuses it with hybrid_layer_pattern); describe the model without a pattern"},
+      {mla + R"(, "hybrid_layer_pattern": "D-W-", "experimental_attention_variant": "dsv4_hybrid")",
+       "hybrid_layer_pattern = \"D-W-\": with experimental_attention_variant = \"dsv4_hybrid\" every attention "
+       "layer must be W, C or H on Megatron-LM's dev branch, not 'D'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.patch);
+    const Result<Model> model = model_from(c.patch, MegatronBranch::kDev);
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.error().message(), c.message);
+  }
+}
+
+TEST(MegatronArgsTest, BranchNames) {
+  EXPECT_EQ(parse_megatron_branch("main").value(), MegatronBranch::kMain);
+  EXPECT_EQ(parse_megatron_branch("dev").value(), MegatronBranch::kDev);
+  EXPECT_EQ(parse_megatron_branch("mian").error().message(),
+            "megatron_branch = \"mian\": must be main or dev; did you mean main?");
+  EXPECT_EQ(parse_megatron_branch("develop").error().message(), "megatron_branch = \"develop\": must be main or dev");
 }
 
 }  // namespace

@@ -929,7 +929,7 @@ Result<ParsedMegatronFlags> parse_megatron_flags(const std::vector<std::string>&
   return parsed;
 }
 
-Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags) {
+Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags, MegatronBranch branch) {
   if (!flags.args.padded_vocab_size) {
     const std::string source =
         flags.tokenizer_type ? "the tokenizer (--tokenizer-type " + *flags.tokenizer_type + ")" : "the tokenizer";
@@ -937,7 +937,7 @@ Result<Model> model_from_megatron_flags(const ParsedMegatronFlags& flags) {
                  ", which trainflops cannot read; give --vocab-size (the tokenizer's vocabulary, padded as "
                  "Megatron-LM pads it) or --padded-vocab-size");
   }
-  return model_from_megatron_args(flags.args);
+  return model_from_megatron_args(flags.args, branch);
 }
 
 }  // namespace trainflops

@@ -25,16 +25,16 @@ Status check_indexer_loss_coeff(const MegatronArgs& args, bool megatron_parity) 
                ": must be a number >= 0 (Megatron-LM would count it as no indexer loss)");
 }
 
-Result<ResolvedModel> from_megatron_args(const MegatronArgs& args, bool megatron_parity) {
+Result<ResolvedModel> from_megatron_args(const MegatronArgs& args, bool megatron_parity, MegatronBranch branch) {
   TRAINFLOPS_RETURN_IF_ERROR(check_indexer_loss_coeff(args, megatron_parity));
   ResolvedModel resolved;
-  TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_args(args));
+  TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_args(args, branch));
   resolved.seq_length = args.seq_length;
   return resolved;
 }
 
-Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed, bool megatron_parity) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.args, megatron_parity));
+Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed, bool megatron_parity, MegatronBranch branch) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_megatron_args(parsed.args, megatron_parity, branch));
   resolved.ignored = std::move(parsed.ignored);
   return resolved;
 }
@@ -49,7 +49,7 @@ Result<ResolvedModel> from_hf_import(Result<HfImport> import, std::string_view w
   return resolved;
 }
 
-Result<ResolvedModel> from_source(const ModelInput& in) {
+Result<ResolvedModel> from_source(const ModelInput& in, MegatronBranch branch) {
   if (in.preset) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const Preset preset, find_preset(*in.preset));
     ResolvedModel resolved;
@@ -64,7 +64,7 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
                              in.allow_unknown_flags ? UnknownFlags::kWarned : UnknownFlags::kRejected));
     TRAINFLOPS_RETURN_IF_ERROR(check_indexer_loss_coeff(flags.args, in.megatron_parity));
     ResolvedModel resolved;
-    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags));
+    TRAINFLOPS_ASSIGN_OR_RETURN(resolved.model, model_from_megatron_flags(flags, branch));
     resolved.seq_length = flags.args.seq_length;
     resolved.global_batch_size = flags.global_batch_size;
     resolved.pipeline = flags.pipeline;
@@ -73,16 +73,16 @@ Result<ResolvedModel> from_source(const ModelInput& in) {
     resolved.warnings = std::move(flags.unknown);
     return resolved;
   }
-  if (in.megatron_args) return from_megatron_args(*in.megatron_args, in.megatron_parity);
+  if (in.megatron_args) return from_megatron_args(*in.megatron_args, in.megatron_parity, branch);
   if (in.args_file) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::string text, read_input_file(*in.args_file, kMaxConfigFileBytes));
     Result<ParsedMegatronArgs> parsed = parse_megatron_args_json(text);
     if (!parsed.ok()) return parsed.error().context(*in.args_file);
-    return from_parsed_args(std::move(parsed).value(), in.megatron_parity);
+    return from_parsed_args(std::move(parsed).value(), in.megatron_parity, branch);
   }
   if (in.args_json) {
     TRAINFLOPS_ASSIGN_OR_RETURN(ParsedMegatronArgs parsed, parse_megatron_args_json(*in.args_json));
-    return from_parsed_args(std::move(parsed), in.megatron_parity);
+    return from_parsed_args(std::move(parsed), in.megatron_parity, branch);
   }
   if (in.config_file || in.config_json) {
     ResolvedModel resolved;
@@ -111,7 +111,11 @@ Result<ResolvedModel> resolve_model(const ModelInput& in) {
                  "args (Megatron-LM arguments, JSON), config (a trainflops config), hf (a Hugging Face "
                  "config.json or its directory) or Megatron-LM flags");
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_source(in));
+  MegatronBranch branch = MegatronBranch::kMain;
+  if (in.megatron_branch) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(branch, parse_megatron_branch(*in.megatron_branch));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_source(in, branch));
   if (in.dsa_indexer_grad_mode) {
     TRAINFLOPS_RETURN_IF_ERROR(apply_dsa_indexer_grad_mode(resolved.model, *in.dsa_indexer_grad_mode));
   }
