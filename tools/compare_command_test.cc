@@ -131,6 +131,41 @@ TEST(CompareCommandTest, NemoAutomodelRowsAreWhatItsOwnFormulasReturned) {
   EXPECT_EQ(aligned, 9u);   // deepseek-v3 and deepseek-v3.2 (MTP), gpt-oss-120b (windows)
 }
 
+// tests/data/compare/nemo_automodel_2026.jsonl: what NeMo Automodel's
+// deepseek_v41_flops and qwen3_8_flash_next_flops returned on the release
+// configs of DeepSeek-V4.1 and Qwen3.8-Flash-Next and on small configs, one
+// sequence at lengths below and above every window, top-k, block and
+// candidate set, run from its source by validation/automodel_2026_functions.py.
+// compare reproduces each by the conventions those functions take
+// (docs/deepseek-v4.1.md, docs/qwen3.8.md) and names each difference.
+TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFunctionsReturned) {
+  std::ifstream in(data("compare/nemo_automodel_2026.jsonl"));
+  std::map<std::string, std::size_t> records;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    std::string command = "compare";
+    for (std::string option : record["options"]) {
+      if (option.rfind("tests/data/", 0) == 0) option = data(option.substr(std::string("tests/data/").size()));
+      command += " " + option;
+    }
+    command += " --seq-length " + std::to_string(record["seq_length"].get<int>());
+    SCOPED_TRACE(command);
+    const nlohmann::json c = json_of(command);
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_FALSE(row["flops"].is_null()) << row["reason"];
+    const double theirs = record["flops"].get<double>();
+    EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
+    std::set<std::string> differences;
+    for (const nlohmann::json& d : row["differences"]) differences.insert(d["convention"].get<std::string>());
+    EXPECT_TRUE(differences.count("moe_router")) << row["differences"].dump();
+    EXPECT_TRUE(differences.count("hyper_connections")) << row["differences"].dump();
+    ++records[record["function"].get<std::string>()];
+  }
+  EXPECT_EQ(records,
+            (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}, {"qwen3_8_flash_next_flops", 28}}));
+}
+
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {
   // Llama-3.1-8B: 8,030,261,248 parameters published, less the embedding
   // (128256 x 4096), its 65 norm vectors among them; torchtitan adds 6 x 32

@@ -71,6 +71,8 @@ enum class ConventionKind {
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
   kHyperConnections,     // hyper-connections around every sublayer and before each head
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
+  kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
+  kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -83,7 +85,8 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kDenseLayersAsMoe,  ConventionKind::kQuickGeglu,
     ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
-    ConventionKind::kNgramMemory,
+    ConventionKind::kNgramMemory,       ConventionKind::kCandidateBlocks,
+    ConventionKind::kSharedExpertGate,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

@@ -119,6 +119,34 @@ Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std
 Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size,
                                         Convention convention);
 
+// Qwen3.8's sparse attention, QSA (compressed_block_sparse_flops.cc). The
+// exact modes: grouped-query attention's projections (gqa_attention_terms,
+// the output gate included), its core over the keys of budget / r complete
+// blocks of r and of the query's own incomplete block
+// (pooled_attended_pairs(budget, r, tail): 2 n head_dim each, trained), and
+// the indexer, forward only: h (nh + kh) hd per token for its projections, nh
+// hd per (query, complete block) for its scores (complete_pool_pairs(r)).
+// Megatron-LM has no formula for it; megatron mode counts it as the
+// grouped-query attention it is built on.
+Terms compressed_block_sparse_attention_terms(const CompressedBlockSparseAttention& attention,
+                                              std::int64_t hidden_size, Convention convention);
+
+// DeepSeek-V4.1 attention, CSA2 (shared_compressed_attention_flops.cc). Per
+// token: the projections as DeepSeek-V4's (q_lora (h + n dv + 1) + h dv + dv +
+// n dv o_lora + o_groups o_lora h, without the norm terms when executed) and,
+// on the cache's KV source, the compressor (h dv at ratio 1, 2 h dv above).
+// Per key, 2 n dv: the window's keys (window_pairs) and, at a ratio r > 0,
+// the k selected entries (selected_compressed(k, r)). All of these train (x3).
+// An index source's indexer runs forward only (x1): q_lora nh hd + h nh per
+// token, hd dv per entry the KV source writes (compressed_positions(r)), and
+// nh hd per entry it scores (in executed mode nh more for the heads'
+// weighting): every entry a query sees (compressed_entries(r)), or for a
+// candidate consumer in model and megatron modes the entries of its candidate
+// blocks (candidate_entries(r, K, B)); the kernels score every entry and mask.
+// Megatron-LM has no formula for it: megatron mode counts it as model mode.
+Terms shared_compressed_attention_terms(const SharedCompressedAttention& attention, std::int64_t hidden_size,
+                                        Convention convention);
+
 // Block-sparse grouped-query attention (block_sparse_flops.cc). The exact
 // modes: grouped-query attention's projections (gqa_attention_terms), its
 // core over the attended pairs (block_topk_pairs(topk_blocks, block_size):

@@ -7,7 +7,8 @@
 // (MLP or MoE), or both, as in a standard transformer block.
 //
 // Thread safety: GqaAttention, MlaAttention, DsaIndexer, DsaAttention,
-// CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
+// CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention, GatedDeltaNet,
+// Mamba2, GatedDeltaProduct,
 // DenseMlp, Moe, Layer, MegatronPath, Model, PipelineSplit, KindCount, Mixer
 // and ChannelMixer are plain values: several threads may read one at once, and
 // a thread that changes one must be the only one using it. LayerStack: as its
@@ -208,8 +209,68 @@ struct KimiDeltaAttention {
   bool operator==(const KimiDeltaAttention&) const = default;
 };
 
+// Qwen3.8's sparse attention (QSA; no hybrid symbol): grouped-query attention
+// whose query attends the keys of the `budget / block_size` best-scoring
+// complete blocks of `block_size` keys, and every key of its own incomplete
+// block (up to itself). A forward-only indexer projects indexer_num_heads
+// query heads and indexer_key_heads key heads of indexer_head_dim from the
+// hidden state; each complete block's index keys are pooled (averaged) into
+// one, which the query heads score.
+struct CompressedBlockSparseAttention {
+  GqaAttention attention;  // heads, groups, head width, output gate; no window or chunk
+  std::int64_t indexer_num_heads = 0;
+  std::int64_t indexer_key_heads = 0;
+  std::int64_t indexer_head_dim = 0;
+  std::int64_t block_size = 0;  // r: keys per pooled index key (indexer_compress_ratio)
+  std::int64_t budget = 0;      // keys of complete blocks attended, a multiple of block_size
+
+  bool operator==(const CompressedBlockSparseAttention&) const = default;
+};
+
+// DeepSeek-V4.1 attention (CSA2; no hybrid symbol): DeepSeek-V4's
+// single-latent heads of width head_dim, query LoRA, grouped output LoRA and
+// sliding window, with compressed key/value caches shared between layers. A
+// layer reads the cache of its `compress_ratio` (0: the window alone) and
+// attends, besides its window, the `topk` entries chosen by its own indexer
+// or by the last index source before it. Only the layer that writes a cache
+// (its KV source) runs the compressor: h x head_dim per token, and for a
+// ratio above 1 a softmax gate of the same size that pools `compress_ratio`
+// tokens into an entry. An index source projects indexer queries from the
+// query LoRA and head weights from the hidden state, and scores the entries;
+// the KV source projects each entry to an index key (head_dim x
+// indexer_head_dim). Two-level top-k: the candidate source keeps the
+// `candidate_blocks` best blocks of `candidate_block_size` entries (the
+// query's own block always among them), and the indexers after it choose
+// their top-k within those blocks only. The selection is not
+// differentiable: the indexer runs forward only.
+struct SharedCompressedAttention {
+  enum class CandidateRole {
+    kNone,      // scores every entry it sees
+    kSource,    // scores every entry and keeps the candidate blocks
+    kConsumer,  // scores the entries of the candidate blocks
+  };
+  std::int64_t num_heads = 0;  // n
+  std::int64_t head_dim = 0;   // dv
+  std::int64_t q_lora_rank = 0;
+  std::int64_t o_groups = 0;
+  std::int64_t o_lora_rank = 0;
+  std::int64_t window = 0;          // w
+  std::int64_t compress_ratio = 0;  // r: 0, or the tokens per entry of the cache read
+  bool writes_cache = false;        // the cache's KV source: runs the compressor
+  bool runs_indexer = false;        // an index source
+  std::int64_t indexer_num_heads = 0;
+  std::int64_t indexer_head_dim = 0;
+  std::int64_t topk = 0;  // k entries attended per query (r > 0)
+  CandidateRole candidate_role = CandidateRole::kNone;
+  std::int64_t candidate_blocks = 0;      // K
+  std::int64_t candidate_block_size = 0;  // B entries
+
+  bool operator==(const SharedCompressedAttention&) const = default;
+};
+
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention>;
+                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention, SharedCompressedAttention,
+                           CompressedBlockSparseAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -490,7 +551,8 @@ Status validate(const Model& model);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
-// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda";
+// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda",
+// "csa2" ("csa2-window" without a cache), "qsa";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

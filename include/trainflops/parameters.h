@@ -20,6 +20,13 @@
 //     key/value latent, n dv x o_lora and o_groups o_lora x h for the grouped
 //     output; the compressor (4 h dv for CSA, 2 h dv for HCA); CSA's indexer
 //     (4 h hd for its compressor, q_lora x nh hd, h x nh).
+//   - DeepSeek-V4.1 attention (CSA2): DeepSeek-V4's query, latent and output
+//     projections; on a cache's source layer the compressor (h x dv, and a
+//     gate of h x dv above ratio 1); on an index source q_lora x nh hd and h
+//     x nh, and on one that is also the cache's source the dv x hd index keys.
+//   - Qwen3.8's sparse attention (QSA): grouped-query attention's, plus the
+//     indexer's h x (nh + kh) hd query and key projections and its two norms
+//     of hd.
 //   - Gated delta net (`G`): the input projection h x in (in = 2 qkd + 2 vd +
 //     2 nv, gdn2: 4 qkd + 3 vd), the depthwise convolution (2 qkd + vd) x
 //     conv_kernel_dim, the output projection vd x h.
@@ -49,7 +56,8 @@
 // (model.h, ParameterLayout), by kind:
 //   - norms: one per mixer and one per channel mixer (a layer with both has
 //     two), the final norm, each MTP depth's three (its embedding's, its
-//     hidden state's, its output's); MLA's q LoRA and KV LoRA norms, the DSA
+//     hidden state's, its output's); MLA's and DeepSeek-V4.1's q LoRA and
+//     latent norms (and V4.1's compressed latent's and index keys'), the DSA
 //     indexer's key LayerNorm (weight and bias of hd), the gated delta net's
 //     output norm (vd / heads, shared by the heads), Mamba-2's gated norm (d);
 //     the query and key norms when set; a LayerNorm has twice an RMSNorm's;

@@ -32,13 +32,17 @@ enum class StatisticKind {
   kSelectedCompressed,   // sum_i min(k, floor(i/r)): the k it selects of them
   kBlockTopkPairs,       // sum_i ((i-1) mod b + 1 + b min(k - 1, floor((i-1)/b))): k blocks of b keys,
                          // the query's own block (up to itself) among them
+  kCompressedPositions,  // floor(L/r): the entries an r-times compressed KV holds for the document
+  kCandidateEntries,     // sum_i c(floor(i/r)), c(E) = E for E <= KB, else (K-1)B + ((E-1) mod B) + 1:
+                         // the entries of K candidate blocks of B, the query's own (last) block among them
 };
 
 struct Statistic {
   StatisticKind kind = StatisticKind::kTokens;
-  std::int64_t topk = 0;  // k: top-k, pooled attended pairs, selected compressed entries, blocks
-  std::int64_t pool = 0;  // p: the KPool kinds; w, c, r or b: window, chunk, compression ratio, block
-  bool tail = false;      // pooled attended pairs: the incomplete pool is attended too
+  std::int64_t topk = 0;   // k: top-k, pooled attended pairs, selected compressed entries, blocks
+  std::int64_t pool = 0;   // p: the KPool kinds; w, c, r or b: window, chunk, compression ratio, block
+  bool tail = false;       // pooled attended pairs: the incomplete pool is attended too
+  std::int64_t block = 0;  // B: candidate entries' block size (k is then the blocks K)
   auto operator<=>(const Statistic&) const = default;
 };
 
@@ -55,10 +59,12 @@ Statistic chunked_pairs(std::int64_t chunk);
 Statistic compressed_entries(std::int64_t ratio);
 Statistic selected_compressed(std::int64_t topk, std::int64_t ratio);
 Statistic block_topk_pairs(std::int64_t blocks, std::int64_t block_size);
+Statistic compressed_positions(std::int64_t ratio);
+Statistic candidate_entries(std::int64_t ratio, std::int64_t blocks, std::int64_t block_size);
 
 // The exact count for one causal document of `length` >= 0 tokens, in closed
-// form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1
-// and pool >= 1 where the kind uses them, topk a multiple of pool.
+// form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1,
+// pool >= 1 and block >= 1 where the kind uses them, topk a multiple of pool.
 std::optional<Int128> document_count(const Statistic& statistic, std::int64_t length);
 
 // What Megatron-LM's estimates read: the aggregates it all-reduces, and its

@@ -1,5 +1,6 @@
 #include "trainflops/compare.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 #include <variant>
@@ -85,8 +86,14 @@ std::string residual_machinery_unexpressed(const Model& model, std::string_view 
   return "";
 }
 
+constexpr std::string_view kNoSharedCompressedAttention =
+    " has no DeepSeek-V4.1 attention (compressed caches shared between layers, two-level top-k)";
+constexpr std::string_view kNoQsa = " has no Qwen3.8 sparse attention (QSA: GQA over indexed blocks of keys)";
+
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
+  if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
   if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
@@ -106,6 +113,8 @@ std::string megatron_main_cannot_express(const Model& model) {
 std::string bridge_cannot_express(const Model& model) {
   if (has_kpool(model)) return "Megatron-Bridge has no KPool";
   if (has_shared_key_value(model)) return "Megatron-Bridge" + std::string(kNoSharedKeyValue);
+  if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-Bridge" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-Bridge" + std::string(kNoQsa);
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
@@ -149,6 +158,8 @@ std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
   if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
+  if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "MaxText" + std::string(kNoQsa);
   if (std::string reason = residual_machinery_unexpressed(model, "MaxText"); !reason.empty()) return reason;
   if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
@@ -171,6 +182,8 @@ std::string torchtitan_cannot_express(const Model& model) {
   }
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
+  if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
+  if (has_mixer<CompressedBlockSparseAttention>(model)) return "torchtitan" + std::string(kNoQsa);
   if (model.hyper_connections || has_ngram_memory(model)) {
     return "torchtitan has no model with hyper-connections or n-gram memory";
   }
@@ -227,9 +240,37 @@ std::string automodel_cannot_express(const Model& model) {
   }
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
+  if (has_mixer<SharedCompressedAttention>(model)) {
+    const auto v41_layer = [](const Layer& l) {
+      return l.mixer && std::holds_alternative<SharedCompressedAttention>(*l.mixer) && l.channel_mixer &&
+             std::holds_alternative<Moe>(*l.channel_mixer);
+    };
+    const bool v41_layers = std::all_of(model.layers.begin(), model.layers.end(), v41_layer);
+    if (!v41_layers || !model.mtp_depths.empty() ||
+        (model.hyper_connections && model.hyper_connections->variant != HyperConnections::Variant::kManifold)) {
+      return "NeMo Automodel's DeepSeek-V4.1 function needs every layer DeepSeek-V4.1 attention with MoE, "
+             "no MTP depths and manifold hyper-connections (mHC) if any";
+    }
+    return "";
+  }
+  if (has_mixer<CompressedBlockSparseAttention>(model)) {
+    const auto qwen38_layer = [](const Layer& l) {
+      const auto* experts = l.channel_mixer ? std::get_if<Moe>(&*l.channel_mixer) : nullptr;
+      return l.mixer &&
+             (std::holds_alternative<CompressedBlockSparseAttention>(*l.mixer) ||
+              std::holds_alternative<GatedDeltaNet>(*l.mixer)) &&
+             experts && experts->shared_expert_ffn_hidden_size;
+    };
+    if (!std::all_of(model.layers.begin(), model.layers.end(), qwen38_layer) ||
+        (model.hyper_connections && model.hyper_connections->variant != HyperConnections::Variant::kGatedResidual)) {
+      return "NeMo Automodel's Qwen3.8 function needs every layer QSA or a gated delta net, with MoE and a shared "
+             "expert, and gated residual hyper-connections if any";
+    }
+    return "";
+  }
   if (model.hyper_connections || has_ngram_memory(model)) {
     return "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
-           "functions, which compare does not model";
+           "functions";
   }
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
@@ -255,6 +296,27 @@ constexpr Conventions kAutomodelConventions{.causal = PairRule::kHalfSquare,
 
 Conventions automodel_conventions(const Model& model) {
   Conventions c = kAutomodelConventions;
+  // deepseek_v41_flops: the router, the mHC coefficient projections of the
+  // layers (none before the head), Engram's key/value projection, every
+  // entry scored by every indexer.
+  if (has_mixer<SharedCompressedAttention>(model)) {
+    c.router = true;
+    c.hyper_connections = HyperConnectionRule::kLayerProjections;
+    c.ngram_memory = NgramMemoryRule::kNoGates;
+    c.candidate_blocks = false;
+    return c;
+  }
+  // qwen3_8_flash_next_flops: the router and the shared expert's gate, the
+  // hyper-connections' projections (the head's included), the PLE's
+  // projections and convolution; the checkpoint's MTP head not loaded.
+  if (has_mixer<CompressedBlockSparseAttention>(model)) {
+    c.router = true;
+    c.shared_expert_gate = true;
+    c.hyper_connections = HyperConnectionRule::kProjections;
+    c.ngram_memory = NgramMemoryRule::kNoGates;
+    c.mtp = MtpRule::kOff;
+    return c;
+  }
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.window.has_value(); })) c.causal = PairRule::kExact;
   return c;
 }
@@ -319,7 +381,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .indexer = IndexerRule::kNone,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = false},
+                   .ngram_memory = NgramMemoryRule::kNone},
        megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -330,7 +392,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = false},
+                   .ngram_memory = NgramMemoryRule::kNone},
        megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -342,7 +404,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .kda_gates_as_k3 = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = false},
+                   .ngram_memory = NgramMemoryRule::kNone},
        bridge_cannot_express, nullptr, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
@@ -372,7 +434,8 @@ const FrameworkDefinition& definition(Framework framework) {
 bool frameworks_modelled(const Mixer& mixer) {
   return std::visit(Overloaded{
                         [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                                       CompressedSparseAttention> auto&) { return true; },
+                                       CompressedSparseAttention, SharedCompressedAttention,
+                                       CompressedBlockSparseAttention> auto&) { return true; },
                         [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) { return false; },
                     },
                     mixer);
@@ -395,7 +458,8 @@ std::string unmodelled_layer_kind(const Model& model) {
   });
   if (kind.empty()) return "";
   return "the model has " + kind +
-         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and gated delta net layers only";
+         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
+         "gated delta net and Kimi Delta Attention layers only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -453,6 +517,8 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kSmallParameters: return "small_parameters";
     case ConventionKind::kHyperConnections: return "hyper_connections";
     case ConventionKind::kNgramMemory: return "ngram_memory";
+    case ConventionKind::kCandidateBlocks: return "candidate_blocks";
+    case ConventionKind::kSharedExpertGate: return "shared_expert_gate";
   }
   return "";
 }
@@ -478,6 +544,8 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kSmallParameters: return "norms, biases in 6N";
     case ConventionKind::kHyperConnections: return "hyper-connections";
     case ConventionKind::kNgramMemory: return "n-gram memory";
+    case ConventionKind::kCandidateBlocks: return "candidate blocks";
+    case ConventionKind::kSharedExpertGate: return "shared expert gate";
   }
   return "";
 }

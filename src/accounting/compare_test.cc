@@ -399,7 +399,7 @@ TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
     if (!trainflops) {
       EXPECT_EQ(f.reason,
                 "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and "
-                "gated delta net layers only");
+                "V4.1 attention, QSA, gated delta net and Kimi Delta Attention layers only");
     }
   }
   Model overflow = windowed_moe_model();

@@ -262,6 +262,35 @@ void add_compressed(const CompressedSparseAttention& attention, std::int64_t h, 
   }
 }
 
+// DeepSeek-V4.1: the frameworks' choices are whether the norms count, how the
+// indexer is charged (executed: with the heads' weighting, every entry) and
+// whether the candidate consumers score the candidates' entries alone.
+void add_shared_compressed(const SharedCompressedAttention& attention, std::int64_t h, const Conventions& c,
+                           DoubledSum& sum) {
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  sum.add(select(shared_compressed_attention_terms(attention, h, projections_mode(c)),
+                 [](Component k) { return !is_indexer_component(k); }),
+          exact);
+  if (c.indexer == IndexerRule::kNone) return;
+  SharedCompressedAttention charged = attention;
+  if (!c.candidate_blocks) charged.candidate_role = SharedCompressedAttention::CandidateRole::kNone;
+  sum.add(select(shared_compressed_attention_terms(charged, h,
+                                                   c.indexer == IndexerRule::kExecuted ? kExecutedMode : kModelMode),
+                 is_indexer_component),
+          exact);
+}
+
+// Qwen3.8's QSA: whether the output gate counts and whether the indexer does
+// (as described, forward only, or not at all).
+void add_compressed_block_sparse(const CompressedBlockSparseAttention& attention, std::int64_t h,
+                                 const Conventions& c, DoubledSum& sum) {
+  CompressedBlockSparseAttention charged = attention;
+  charged.attention.output_gate = attention.attention.output_gate && c.output_gate;
+  sum.add(select(compressed_block_sparse_attention_terms(charged, h, kModelMode),
+                 [&](Component k) { return c.indexer != IndexerRule::kNone || !is_indexer_component(k); }),
+          [&](const Statistic& s) { return sum.exact(s); });
+}
+
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
   std::visit(Overloaded{
@@ -269,6 +298,8 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                  [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
                  [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
                  [&](const CompressedSparseAttention& a) { add_compressed(a, h, c, sum); },
+                 [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
+                 [&](const CompressedBlockSparseAttention& a) { add_compressed_block_sparse(a, h, c, sum); },
                  [&](const GatedDeltaNet& g) {
                    Terms terms = gated_delta_net_terms(g, h);
                    if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
@@ -342,18 +373,37 @@ void add_small_parameters(const Layer& layer, const Model& model, DoubledSum& su
 void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
   if (c.small_parameters) add_small_parameters(layer, model, sum);
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  if (layer.ngram_memory && c.ngram_memory) sum.add(terms_of(*layer.ngram_memory, model.hidden_size, kModelMode), exact);
-  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNotCounted) {
-    const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
-    Terms terms = hyper_connection_terms(*model.hyper_connections, sublayers, model.hidden_size, kModelMode);
-    if (c.hyper_connections == HyperConnectionRule::kMaxText && !terms.empty()) {
-      // The write adds the output to each stream: n h products, one FLOP each.
-      terms.front().forward_flops -= Int128{sublayers} * model.hyper_connections->streams * model.hidden_size;
+  if (layer.ngram_memory && c.ngram_memory != NgramMemoryRule::kNone) {
+    Terms terms = terms_of(*layer.ngram_memory, model.hidden_size, kModelMode);
+    if (c.ngram_memory == NgramMemoryRule::kNoGates) {
+      terms.front().forward_flops -= kFlopsPerFma * ngram_memory_gate_fmas(*layer.ngram_memory, model.hidden_size);
     }
     sum.add(terms, exact);
   }
+  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNotCounted) {
+    const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    const HyperConnections& hc = *model.hyper_connections;
+    if (c.hyper_connections == HyperConnectionRule::kProjections ||
+        c.hyper_connections == HyperConnectionRule::kLayerProjections) {
+      sum.add({trained_gemm(Component::kHyperConnections, kTokens,
+                            sublayers * hyper_connection_weights(hc, model.hidden_size, false))},
+              exact);
+    } else {
+      Terms terms = hyper_connection_terms(hc, sublayers, model.hidden_size, kModelMode);
+      if (c.hyper_connections == HyperConnectionRule::kMaxText && !terms.empty()) {
+        // The write adds the output to each stream: n h products, one FLOP each.
+        terms.front().forward_flops -= Int128{sublayers} * hc.streams * model.hidden_size;
+      }
+      sum.add(terms, exact);
+    }
+  }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
+  const auto* experts = std::get_if<Moe>(&*layer.channel_mixer);
+  if (c.shared_expert_gate && model.parameter_layout.shared_expert_gate && experts &&
+      experts->shared_expert_ffn_hidden_size) {
+    sum.add({trained_gemm(Component::kMoeShared, kTokens, model.hidden_size)}, exact);
+  }
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
     add_channel_mixer(*moe, model.hidden_size, c, sum);
   } else {
@@ -412,6 +462,8 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kSmallParameters: to.small_parameters = from.small_parameters; return;
     case ConventionKind::kHyperConnections: to.hyper_connections = from.hyper_connections; return;
     case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
+    case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
+    case ConventionKind::kSharedExpertGate: to.shared_expert_gate = from.shared_expert_gate; return;
   }
 }
 
@@ -489,9 +541,19 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case HyperConnectionRule::kCounted: return "counted";
         case HyperConnectionRule::kNotCounted: return "not counted";
         case HyperConnectionRule::kMaxText: return "write 1 FLOP per product, no head read";
+        case HyperConnectionRule::kProjections: return "projections only";
+        case HyperConnectionRule::kLayerProjections: return "the layers' projections only";
       }
       break;
-    case ConventionKind::kNgramMemory: return c.ngram_memory ? "counted" : "not counted";
+    case ConventionKind::kNgramMemory:
+      switch (c.ngram_memory) {
+        case NgramMemoryRule::kModel: return "counted";
+        case NgramMemoryRule::kNoGates: return "projections and convolution only";
+        case NgramMemoryRule::kNone: return "not counted";
+      }
+      break;
+    case ConventionKind::kCandidateBlocks: return c.candidate_blocks ? "candidate entries" : "every entry";
+    case ConventionKind::kSharedExpertGate: return c.shared_expert_gate ? "counted" : "not counted";
   }
   return "";
 }
@@ -503,8 +565,18 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
   // Each output head's final read of the residual streams.
   const auto add_head = [&] {
-    if (model.hyper_connections && c.hyper_connections == HyperConnectionRule::kCounted) {
-      sum.add({hyper_connection_head_term(*model.hyper_connections, model.hidden_size)}, tokens);
+    if (!model.hyper_connections) return;
+    const HyperConnections& hc = *model.hyper_connections;
+    switch (c.hyper_connections) {
+      case HyperConnectionRule::kCounted: sum.add({hyper_connection_head_term(hc, model.hidden_size)}, tokens); return;
+      case HyperConnectionRule::kProjections:
+        sum.add({trained_gemm(Component::kHyperConnections, kTokens,
+                              hyper_connection_weights(hc, model.hidden_size, true))},
+                tokens);
+        return;
+      case HyperConnectionRule::kMaxText:
+      case HyperConnectionRule::kLayerProjections:
+      case HyperConnectionRule::kNotCounted: return;
     }
   };
   if (c.mtp != MtpRule::kOff) {

@@ -76,9 +76,18 @@ enum class CompressedIndexerRule {
 
 // What hyper-connections are charged.
 enum class HyperConnectionRule {
-  kCounted,     // as model mode counts them
-  kNotCounted,  // left out
-  kMaxText,     // the write one FLOP per product, not a multiply-add; no read before the head
+  kCounted,           // as model mode counts them
+  kNotCounted,        // left out
+  kMaxText,           // the write one FLOP per product, not a multiply-add; no read before the head
+  kProjections,       // the coefficient or gate projections alone, the heads' included
+  kLayerProjections,  // the sublayers' projections alone: none before the heads
+};
+
+// What hashed n-gram memory is charged.
+enum class NgramMemoryRule {
+  kModel,    // keys, value, gates, gated value, convolution
+  kNoGates,  // keys, value and convolution
+  kNone,     // not counted
 };
 
 // One choice per convention: what a framework's FLOPs function does.
@@ -110,9 +119,15 @@ struct Conventions {
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
   // The residual-stream machinery: counted as model mode does, left out, or
-  // (hyper-connections) counted as a framework's function does.
+  // counted as a framework's function does.
   HyperConnectionRule hyper_connections = HyperConnectionRule::kCounted;
-  bool ngram_memory = true;
+  NgramMemoryRule ngram_memory = NgramMemoryRule::kModel;
+  // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
+  // alone (false: every entry they see, as the kernels do).
+  bool candidate_blocks = true;
+  // The shared expert's gate (ParameterLayout::shared_expert_gate), h x 1 per
+  // token: no mode counts it.
+  bool shared_expert_gate = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.

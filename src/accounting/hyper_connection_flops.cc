@@ -4,31 +4,36 @@
 
 namespace trainflops {
 
+Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head) {
+  const Int128 n = hc.streams, nh = n * h;
+  switch (hc.variant) {
+    case HyperConnections::Variant::kManifold: return head ? nh * n : nh * (n * n + 2 * n);
+    case HyperConnections::Variant::kGatedResidual: return 2 * nh * hc.rank + (head ? 0 : nh * n);
+  }
+  return 0;
+}
+
 // Megatron-LM's function counts neither: its megatron mode leaves both out.
 void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
                   Terms& terms) {
   if (convention.mode == Mode::kMegatron || sublayers == 0) return;
   const Int128 n = hc.streams, nh = n * hidden_size;
-  Int128 per_sublayer = 0;
-  switch (hc.variant) {
-    case HyperConnections::Variant::kManifold:
-      // The coefficient projection, the read, the write and the stream mixing.
-      per_sublayer = nh * (n * n + 2 * n) + nh + nh + n * nh;
-      break;
-    case HyperConnections::Variant::kGatedResidual:
-      // The low-rank gate, the average of the gated streams, the write gates and the write.
-      per_sublayer = 2 * nh * hc.rank + nh + n * nh + nh;
-      break;
-  }
+  // Besides the projection: the manifold variant's read, write and stream
+  // mixing; the gated residual's average of the gated streams and write.
+  const Int128 streams_work = hc.variant == HyperConnections::Variant::kManifold ? nh + nh + n * nh : nh + nh;
   // The reads, writes and mixing multiply two operands that both take a
   // gradient, so they train as a GEMM does.
-  terms.push_back(trained_gemm(Component::kHyperConnections, kTokens, sublayers * per_sublayer));
+  terms.push_back(trained_gemm(Component::kHyperConnections, kTokens,
+                               sublayers * (hyper_connection_weights(hc, hidden_size, false) + streams_work)));
 }
 
 Term hyper_connection_head_term(const HyperConnections& hc, std::int64_t hidden_size) {
-  const Int128 n = hc.streams, nh = n * hidden_size;
-  const Int128 weights = hc.variant == HyperConnections::Variant::kManifold ? nh * n : 2 * nh * hc.rank;
-  return trained_gemm(Component::kHyperConnections, kTokens, weights + nh);
+  const Int128 nh = Int128{hc.streams} * hidden_size;
+  return trained_gemm(Component::kHyperConnections, kTokens, hyper_connection_weights(hc, hidden_size, true) + nh);
+}
+
+Int128 ngram_memory_gate_fmas(const NgramMemory& memory, std::int64_t hidden_size) {
+  return 2 * Int128{memory.streams} * hidden_size;
 }
 
 void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention, Terms& terms) {
@@ -36,7 +41,8 @@ void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Conventio
   const Int128 h = hidden_size, streams = memory.streams, e = memory.embed_dim;
   // Keys for every stream and one value; each stream's gate (a dot product
   // with the stream) and its gated value; the depthwise convolution.
-  const Int128 fmas = e * streams * h + e * h + streams * h + streams * h + memory.conv_kernel * streams * h;
+  const Int128 fmas =
+      e * streams * h + e * h + ngram_memory_gate_fmas(memory, hidden_size) + memory.conv_kernel * streams * h;
   terms.push_back(trained_gemm(Component::kNgramMemory, kTokens, fmas));
 }
 

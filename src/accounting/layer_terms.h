@@ -1,7 +1,8 @@
 // What the files that count the layer types share, one file per family:
 // attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
-// block_sparse_flops.cc (block-sparse GQA),
-// compressed_attention_flops.cc (DeepSeek-V4), linear_attention_flops.cc
+// block_sparse_flops.cc (block-sparse GQA), compressed_block_sparse_flops.cc (Qwen3.8's QSA),
+// compressed_attention_flops.cc (DeepSeek-V4), shared_compressed_attention_flops.cc
+// (DeepSeek-V4.1), linear_attention_flops.cc
 // (gated delta net and product, Kimi Delta Attention), mamba_flops.cc, mlp_flops.cc (dense MLP,
 // MoE). Each layer type has one append_terms() overload, which appends its
 // terms to a list (layer_flops.h's functions return the same terms as a new
@@ -35,6 +36,10 @@ void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Conve
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
+void append_terms(const CompressedBlockSparseAttention& attention, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
+void append_terms(const SharedCompressedAttention& attention, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
 void append_terms(const BlockSparseAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size, Convention convention, Terms& terms);
@@ -46,6 +51,13 @@ void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Conventio
 // A layer's hyper-connections, around each of its `sublayers` (0 to 2).
 void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
+
+// The weights of one sublayer's hyper-connections (their coefficient or gate
+// projections), or of a head's final read: multiply-adds per token.
+Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head);
+// N-gram memory's gates (each stream's dot product with its key) and gated
+// value: multiply-adds per token, part of its terms.
+Int128 ngram_memory_gate_fmas(const NgramMemory& memory, std::int64_t hidden_size);
 
 // The terms append_terms() gives `part`, as a new list.
 template <typename LayerPart>

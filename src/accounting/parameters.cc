@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "accounting/layer_terms.h"
+
 namespace trainflops {
 namespace {
 
@@ -155,6 +157,29 @@ void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
   }
 }
 
+void add_mixer(Parts& p, const CompressedBlockSparseAttention& a, const Context& c) {
+  add_mixer(p, a.attention, c);
+  p.weight(Component::kIndexerProjections,
+           c.h * (Int128{a.indexer_num_heads} + a.indexer_key_heads) * a.indexer_head_dim);
+  p.add(ParameterKind::kNorm, 2 * Int128{a.indexer_head_dim});  // the index queries' and keys' norms
+}
+
+void add_mixer(Parts& p, const SharedCompressedAttention& a, const Context& c) {
+  const Int128 h = c.h, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank, o_lora = a.o_lora_rank;
+  p.weight(Component::kAttentionProjections,
+           h * q_lora + q_lora * n * dv + h * dv + n * dv * o_lora + Int128{a.o_groups} * o_lora * h);
+  p.add(ParameterKind::kNorm, q_lora + dv);  // the query LoRA's and the latent's
+  if (c.layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
+  if (a.writes_cache) {
+    p.weight(Component::kKvCompressor, (a.compress_ratio > 1 ? 2 : 1) * h * dv);
+    p.add(ParameterKind::kNorm, dv);
+  }
+  if (!a.runs_indexer) return;
+  const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
+  p.weight(Component::kIndexerProjections, q_lora * nh * hd + h * nh + (a.writes_cache ? dv * hd : 0));
+  if (a.writes_cache) p.add(ParameterKind::kNorm, hd);  // the index keys'
+}
+
 // --- linear attention and state spaces --------------------------------------
 
 void add_mixer(Parts& p, const BlockSparseAttention& a, const Context& c) {
@@ -229,16 +254,6 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
   }
   if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts);
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
-}
-
-// The weights of one sublayer's hyper-connections, or of a head's final read.
-Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head) {
-  const Int128 n = hc.streams, nh = n * h;
-  switch (hc.variant) {
-    case HyperConnections::Variant::kManifold: return head ? nh * n : nh * (n * n + 2 * n);
-    case HyperConnections::Variant::kGatedResidual: return 2 * nh * hc.rank + (head ? 0 : nh * n);
-  }
-  return 0;
 }
 
 void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {

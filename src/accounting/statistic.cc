@@ -20,6 +20,20 @@ Int128 selected_pools(Int128 length, Int128 selected, Int128 pool) {
   return complete_pools_seen(saturated_from - 1, pool) + selected * (length - saturated_from + 1);
 }
 
+// sum_{E=1..n} c(E), c(E) = E up to KB entries, then (K-1)B plus the
+// ((E-1) mod B) + 1 entries of the own block.
+Int128 candidate_entries_up_to(Int128 n, Int128 blocks, Int128 block) {
+  const Int128 all = blocks * block;
+  if (n <= all) return n * (n + 1) / 2;
+  const Int128 m = n - all, rem = m % block;
+  return all * (all + 1) / 2 + (blocks - 1) * block * m + m / block * (block * (block + 1) / 2) + rem * (rem + 1) / 2;
+}
+
+Int128 candidate_entries_of(Int128 entries, Int128 blocks, Int128 block) {
+  if (entries <= blocks * block) return entries;
+  return (blocks - 1) * block + (entries - 1) % block + 1;
+}
+
 }  // namespace
 
 Statistic topk_pairs(std::int64_t topk) { return Statistic{StatisticKind::kTopkPairs, topk, 0, false}; }
@@ -48,6 +62,14 @@ Statistic selected_compressed(std::int64_t topk, std::int64_t ratio) {
 
 Statistic block_topk_pairs(std::int64_t blocks, std::int64_t block_size) {
   return Statistic{StatisticKind::kBlockTopkPairs, blocks, block_size, false};
+}
+
+Statistic compressed_positions(std::int64_t ratio) {
+  return Statistic{StatisticKind::kCompressedPositions, 0, ratio, false};
+}
+
+Statistic candidate_entries(std::int64_t ratio, std::int64_t blocks, std::int64_t block_size) {
+  return Statistic{StatisticKind::kCandidateEntries, blocks, ratio, false, block_size};
 }
 
 // Every intermediate is below 2^127 for lengths below 2^63, except the
@@ -85,6 +107,17 @@ std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
       if (m <= 0) return causal;
       return causal - p * (complete_pools_seen(m - 1, p) + m);
     }
+    case StatisticKind::kCompressedPositions: return l / p;
+    case StatisticKind::kCandidateEntries: {
+      // Queries r E .. r E + r - 1 see E entries: every E below the last,
+      // M = floor(L/r), r times, and M by the L - r M + 1 last queries.
+      const Int128 last = l / p;
+      if (last == 0) return 0;
+      const Int128 b = s.block;
+      const auto earlier = checked_mul(p, candidate_entries_up_to(last - 1, k, b));
+      const auto final_queries = checked_mul(l - p * last + 1, candidate_entries_of(last, k, b));
+      return earlier && final_queries ? checked_add(*earlier, *final_queries) : std::nullopt;
+    }
   }
   return std::nullopt;
 }
@@ -116,7 +149,9 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kCompletePoolPairs:
     case StatisticKind::kPooledKeys:
     case StatisticKind::kChunkedPairs:
-    case StatisticKind::kBlockTopkPairs: break;
+    case StatisticKind::kBlockTopkPairs:
+    case StatisticKind::kCompressedPositions:
+    case StatisticKind::kCandidateEntries: break;
   }
   if (!(total_tokens > 0 && squared_sum > 0)) return 0.0;  // no documents: no pairs
   const double floor_mean = std::floor(mean);
@@ -146,6 +181,10 @@ std::string statistic_name(const Statistic& s) {
       return "selected_compressed(k=" + std::to_string(s.topk) + ",r=" + std::to_string(s.pool) + ")";
     case StatisticKind::kBlockTopkPairs:
       return "block_topk_pairs(k=" + std::to_string(s.topk) + ",b=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kCompressedPositions: return "compressed_positions(r=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kCandidateEntries:
+      return "candidate_entries(r=" + std::to_string(s.pool) + ",k=" + std::to_string(s.topk) +
+             ",b=" + std::to_string(s.block) + ")";
   }
   return "unknown";
 }

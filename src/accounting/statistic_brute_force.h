@@ -54,6 +54,15 @@ inline Int128 brute_force(const Statistic& s, std::int64_t length) {
           count += block == own || block < s.topk - 1;
         }
         break;
+      case StatisticKind::kCompressedPositions: count += query % s.pool == 0; break;  // an entry completes
+      case StatisticKind::kCandidateEntries:
+        // The entries of the query's own (last) block, and of K - 1 earlier
+        // blocks (say the first: every earlier block is complete).
+        for (std::int64_t entry = 1; entry <= complete_pools; ++entry) {
+          const std::int64_t block = (entry - 1) / s.block, own = (complete_pools - 1) / s.block;
+          count += block == own || block < s.topk - 1;
+        }
+        break;
     }
   }
   return count;

@@ -26,7 +26,8 @@ struct Needs {
   bool selected = false;
 };
 
-Needs needs_of(const Statistic& s) {
+// nullopt for a kind the moments do not cover: counted document by document.
+std::optional<Needs> needs_of(const Statistic& s) {
   const auto pool = static_cast<std::uint64_t>(s.pool);
   switch (s.kind) {
     case StatisticKind::kTokens:
@@ -40,8 +41,10 @@ Needs needs_of(const Statistic& s) {
     case StatisticKind::kPooledAttendedPairs: return Needs{capped(s.topk / s.pool * s.pool), pool, true};
     case StatisticKind::kSelectedCompressed: return Needs{capped(Int128{s.topk} * s.pool), pool, true};
     case StatisticKind::kBlockTopkPairs: return Needs{capped(Int128{s.topk - 1} * s.pool), pool, true};
+    case StatisticKind::kCompressedPositions: return Needs{std::nullopt, pool};
+    case StatisticKind::kCandidateEntries: return std::nullopt;
   }
-  return Needs{};
+  return std::nullopt;
 }
 
 // Where the documents come from: lengths, or the offsets between them.
@@ -73,10 +76,11 @@ StatisticSums::StatisticSums(std::vector<Statistic> statistics, int limit_bits)
   // The thresholds and pools of every statistic, collected (sorted and
   // distinct, as the loops want the pools), then looked up.
   for (const Statistic& s : statistics_) {
-    const Needs needs = needs_of(s);
-    if (needs.threshold) thresholds_.push_back(*needs.threshold);
-    if (needs.pool) pools_.push_back({*needs.pool, 0});
-    if (needs.selected) pools_.push_back({*needs.pool, *needs.threshold});
+    const std::optional<Needs> needs = needs_of(s);
+    if (!needs) continue;
+    if (needs->threshold) thresholds_.push_back(*needs->threshold);
+    if (needs->pool) pools_.push_back({*needs->pool, 0});
+    if (needs->selected) pools_.push_back({*needs->pool, *needs->threshold});
   }
   std::sort(thresholds_.begin(), thresholds_.end());
   thresholds_.erase(std::unique(thresholds_.begin(), thresholds_.end()), thresholds_.end());
@@ -87,10 +91,14 @@ StatisticSums::StatisticSums(std::vector<Statistic> statistics, int limit_bits)
   };
   for (const Statistic& s : statistics_) {
     Recipe recipe{s.kind, s.pool, s.tail};
-    const Needs needs = needs_of(s);
-    if (needs.threshold) recipe.excess = index(thresholds_, *needs.threshold);
-    if (needs.pool) recipe.whole = index(pools_, PoolSpec{*needs.pool, 0});
-    if (needs.selected) recipe.selected = index(pools_, PoolSpec{*needs.pool, *needs.threshold});
+    const std::optional<Needs> needs = needs_of(s);
+    if (!needs) {
+      one_by_one_ = true;
+    } else {
+      if (needs->threshold) recipe.excess = index(thresholds_, *needs->threshold);
+      if (needs->pool) recipe.whole = index(pools_, PoolSpec{*needs->pool, 0});
+      if (needs->selected) recipe.selected = index(pools_, PoolSpec{*needs->pool, *needs->threshold});
+    }
     recipes_.push_back(recipe);
   }
   // The same, one for one, for the block loops (whose lengths stay below
@@ -142,6 +150,8 @@ Status StatisticSums::add_summed(std::span<const SummedMoments> moments, std::ve
       case StatisticKind::kBlockTopkPairs:
         value = chunked() + whole() - selected() - (tokens - r.sum) + (m.sum - r_m.sum);
         break;
+      case StatisticKind::kCompressedPositions: value = (tokens - r.sum) / p; break;
+      case StatisticKind::kCandidateEntries: break;  // never: needs_of() counts it document by document
     }
     // The moments are below 2^100 and bound each other as documents' do
     // (add_moments()), so `value` stays below 2^103; sums stay below 2^126.
@@ -156,6 +166,14 @@ Status StatisticSums::add_moments(std::span<const Int128> moments, std::vector<I
   if (moments.size() != expected) {
     return Error("the moments have " + std::to_string(moments.size()) + " entries; this model's have " +
                  std::to_string(expected));
+  }
+  if (one_by_one_) {
+    for (const Statistic& s : statistics_) {
+      if (!needs_of(s)) {
+        return Error(ErrorCode::kUnsupported,
+                     "the " + statistic_name(s) + " are not made of the moments: they need each document's length");
+      }
+    }
   }
   constexpr Int128 kMaxMoment = Int128{1} << 100;
   for (std::size_t i = 0; i < moments.size(); ++i) {
@@ -219,7 +237,7 @@ Status StatisticSums::add(const Source& source, std::vector<Int128>& sums) const
   for (std::size_t start = 0; start < source.documents(); start += kBlockDocuments) {
     const std::size_t n = std::min(kBlockDocuments, source.documents() - start);
     const BlockMoments block = source.moments(start, n, loops, excess.data(), remainders.data());
-    if (!block.fits) {
+    if (!block.fits || one_by_one_) {
       TRAINFLOPS_RETURN_IF_ERROR(add_one_by_one(source, start, n, next));
       continue;
     }

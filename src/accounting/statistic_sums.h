@@ -23,8 +23,9 @@
 // and m mod p = L mod p where L > c, c being a multiple of p. So a block of
 // documents needs only the moments of length_moments.h (sums of L, m, r and of
 // their squares), which it computes in 64-bit lanes and this combines in 128
-// bits. Documents that a block cannot hold (lengths of 2^31 or more) are
-// counted one by one with document_count().
+// bits. Documents that a block cannot hold (lengths of 2^31 or more), and
+// the candidate entries (which no moment makes), are counted one by one with
+// document_count().
 // The results equal the per-document closed forms exactly
 // (statistic_sums_test.cc).
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_SUMS_H_
@@ -63,7 +64,7 @@ class StatisticSums {
   std::span<const PoolSpec> pools() const { return pools_; }
   // Adds documents by their moments summed over them: sum L, sum L^2, then
   // sum m and sum m^2 per threshold, then sum r and sum r^2 per pool. On error `sums` is left as it was.
-  // Errors: another number of moments; moments that no documents have (a
+  // Errors: a statistic no moment makes (the candidate entries); another number of moments; moments that no documents have (a
   // negative one, or one that its pool or threshold bounds, as m <= L and
   // p (L - r) <= L^2, exceeds); a moment of 2^100 or more; a sum that would
   // reach the limit.
@@ -101,6 +102,7 @@ class StatisticSums {
   std::vector<PoolSpec> pools_;            // sorted, distinct, thresholds <= INT64_MAX
   std::vector<std::uint64_t> block_thresholds_;  // thresholds_ and pools_ capped at kMaxBlockTokens
   std::vector<PoolSpec> block_pools_;
+  bool one_by_one_ = false;  // a statistic the moments do not cover
 };
 
 }  // namespace trainflops

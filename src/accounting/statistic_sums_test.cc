@@ -44,7 +44,10 @@ std::vector<Statistic> every_kind() {
           selected_compressed(INT32_MAX, INT32_MAX),
           block_topk_pairs(1, 1),
           block_topk_pairs(3, 7),
-          block_topk_pairs(16, 128)};
+          block_topk_pairs(16, 128),
+          compressed_positions(2),
+          candidate_entries(1, 2048, 8),
+          candidate_entries(2, 3, 5)};
 }
 
 // Sets the loops treat differently: pools of any size (the portable loops),

@@ -30,6 +30,14 @@ std::vector<Statistic> every_kind() {
   for (const auto& [blocks, size] : {std::pair{1, 1}, {1, 4}, {3, 4}, {2, 1}, {16, 8}, {2, 128}}) {
     all.push_back(block_topk_pairs(blocks, size));
   }
+  // DeepSeek-V4.1: ratios 1 and 2 (its two), candidate sets below, at and
+  // above the entries of documents up to 300 tokens.
+  for (std::int64_t r : {1, 2, 3, 8}) {
+    all.push_back(compressed_positions(r));
+    for (const auto& [blocks, size] : {std::pair{1, 1}, {1, 8}, {3, 4}, {2, 1}, {16, 8}, {4, 32}}) {
+      all.push_back(candidate_entries(r, blocks, size));
+    }
+  }
   return all;
 }
 

@@ -15,14 +15,15 @@ void make_attention_dense(Layer& layer) {
                    const MlaAttention mla = dsa.mla;  // copied before the assignment ends `dsa`
                    layer.mixer = mla;
                  },
-                 [&](const BlockSparseAttention& sparse) {
+                 [&](const OneOf<BlockSparseAttention, CompressedBlockSparseAttention> auto& sparse) {
                    const GqaAttention gqa = sparse.attention;  // copied before the assignment ends `sparse`
                    layer.mixer = gqa;
                  },
                  [](GqaAttention& gqa) { gqa.window = gqa.chunk = std::nullopt; },
-                 // Already dense, or (DeepSeek-V4's attention) with no dense form that sweeps compare against.
-                 [](OneOf<MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
-                          KimiDeltaAttention> auto&) {},
+                 // Already dense, or (DeepSeek-V4 and V4.1's attention) with no dense form that sweeps
+                 // compare against.
+                 [](OneOf<MlaAttention, CompressedSparseAttention, SharedCompressedAttention, GatedDeltaNet, Mamba2,
+                          GatedDeltaProduct, KimiDeltaAttention> auto&) {},
              },
              *layer.mixer);
 }

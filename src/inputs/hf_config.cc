@@ -72,15 +72,16 @@ struct Entry {
 
 // Sorted by model_type.
 constexpr Entry kImporters[] = {
-    {"deepseek_v2", import_deepseek},     {"deepseek_v3", import_deepseek},    {"deepseek_v32", import_deepseek},
-    {"deepseek_v4", import_deepseek_v4},  {"gemma3", import_gemma3},           {"gemma3_text", import_gemma3},
-    {"gemma4_text", import_gemma4},       {"glm4_moe", import_glm4_moe},       {"glm4_moe_lite", import_deepseek},
-    {"glm_moe_dsa", import_deepseek},     {"gpt_oss", import_gpt_oss},         {"kimi_k2", import_deepseek},
-    {"kimi_linear", import_kimi_linear},  {"llama", import_transformer},       {"llama4_text", import_llama4_text},
-    {"minimax_m2", import_minimax_m2},    {"minimax_m3", import_minimax_m3},   {"mistral", import_transformer},
-    {"mixtral", import_transformer},      {"nemotron_h", import_nemotron_h},   {"qwen2", import_transformer},
-    {"qwen3", import_transformer},        {"qwen3_5_moe_text", import_qwen3_5}, {"qwen3_5_text", import_qwen3_5},
-    {"qwen3_moe", import_transformer},    {"qwen3_next", import_qwen3_next},
+    {"deepseek_v2", import_deepseek}, {"deepseek_v3", import_deepseek}, {"deepseek_v32", import_deepseek},
+    {"deepseek_v4", import_deepseek_v4}, {"deepseek_v41_text", import_deepseek_v41}, {"gemma3", import_gemma3},
+    {"gemma3_text", import_gemma3}, {"gemma4_text", import_gemma4}, {"glm4_moe", import_glm4_moe},
+    {"glm4_moe_lite", import_deepseek}, {"glm_moe_dsa", import_deepseek}, {"gpt_oss", import_gpt_oss},
+    {"kimi_k2", import_deepseek}, {"kimi_linear", import_kimi_linear}, {"llama", import_transformer},
+    {"llama4_text", import_llama4_text}, {"minimax_m2", import_minimax_m2}, {"minimax_m3", import_minimax_m3},
+    {"mistral", import_transformer}, {"mixtral", import_transformer}, {"nemotron_h", import_nemotron_h},
+    {"qwen2", import_transformer}, {"qwen3", import_transformer}, {"qwen3_5_moe_text", import_qwen3_5},
+    {"qwen3_5_text", import_qwen3_5}, {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
+    {"qwen4_exp_text", import_qwen3_8},
 };
 
 static_assert(std::is_sorted(std::begin(kImporters), std::end(kImporters),

@@ -369,6 +369,178 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
 
 namespace {
 
+// A required list of layer ids, each in [0, layers), as a per-layer mark.
+Result<std::vector<bool>> listed_layers(Fields& config, std::string_view key, std::int64_t layers) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto ids, config.optional_indices(key, layers, "num_hidden_layers"));
+  if (!ids) return config.missing(key, "for model_type \"" + config.model_type() + "\"");
+  std::vector<bool> listed(static_cast<std::size_t>(layers));
+  for (const std::int64_t id : *ids) listed[static_cast<std::size_t>(id)] = true;
+  return listed;
+}
+
+// DeepSeek-V4.1's compress_ratios: one per decoder layer, then optionally one
+// per DSpark draft block (not counted), each 0 or positive.
+Result<std::vector<std::int64_t>> v41_compress_ratios(Fields& config, std::int64_t layers) {
+  const json* ratios = config.get("compress_ratios");
+  if (!ratios) return config.missing("compress_ratios", "for model_type \"" + config.model_type() + "\"");
+  if (!ratios->is_array()) return config.invalid("compress_ratios", *ratios, "must be a list of non-negative integers");
+  if (ratios->size() < static_cast<std::size_t>(layers)) {
+    return list_length_error(config, "compress_ratios", ratios->size(),
+                             "at least num_hidden_layers = " + std::to_string(layers));
+  }
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(layers); ++i) {
+    const json& entry = (*ratios)[i];
+    if (!entry.is_number_integer() || entry.get<std::int64_t>() < 0) {
+      return config.invalid("compress_ratios[" + std::to_string(i) + "]", entry, "must be a non-negative integer");
+    }
+    out.push_back(entry.get<std::int64_t>());
+  }
+  return out;
+}
+
+// Each layer that reads a cache takes it (kind "kv") or its top-k (kind
+// "index") from the last listed layer at or before it, which must read a
+// cache of the same ratio.
+Status check_sources(Fields& config, std::string_view key, const std::vector<bool>& sources,
+                     const std::vector<std::int64_t>& ratios) {
+  std::optional<std::size_t> last;
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    if (sources[i]) {
+      if (ratios[i] == 0) {
+        return config.invalid(key, static_cast<std::int64_t>(i),
+                              "lists layer " + std::to_string(i) + ", whose compress_ratios entry is 0 (no cache)");
+      }
+      last = i;
+    }
+    if (ratios[i] == 0) continue;
+    if (!last || ratios[*last] != ratios[i]) {
+      return config.invalid(key, static_cast<std::int64_t>(i),
+                            "must list a layer at or before layer " + std::to_string(i) + " with compress ratio " +
+                                std::to_string(ratios[i]) + (last ? " (the last listed, layer " +
+                                                                        std::to_string(*last) + ", has " +
+                                                                        std::to_string(ratios[*last]) + ")"
+                                                                  : ""));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Model> import_deepseek_v41(Fields& config, Notes& notes) {
+  using Role = SharedCompressedAttention::CandidateRole;
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
+
+  SharedCompressedAttention attention;
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.num_heads, config.positive("num_attention_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> kv_heads,
+                              config.optional_positive("num_key_value_heads"));
+  if (kv_heads && *kv_heads != 1) {
+    return config.invalid("num_key_value_heads", *kv_heads,
+                          "must be 1: DeepSeek-V4.1 attends one shared latent key/value");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.head_dim, config.positive("head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.q_lora_rank, config.positive("q_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.o_groups, config.positive("o_groups"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.o_lora_rank, config.positive("o_lora_rank"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.window, config.positive("sliding_window"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.indexer_num_heads, config.positive("index_n_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.indexer_head_dim, config.positive("index_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(attention.topk, config.positive("index_topk"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> ratios, v41_compress_ratios(config, layers));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> kv_sources, listed_layers(config, "kv_source_layer_ids", layers));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> index_sources,
+                              listed_layers(config, "index_source_layer_ids", layers));
+  TRAINFLOPS_RETURN_IF_ERROR(check_sources(config, "kv_source_layer_ids", kv_sources, ratios));
+  TRAINFLOPS_RETURN_IF_ERROR(check_sources(config, "index_source_layer_ids", index_sources, ratios));
+  // The two-level top-k: absent or negative, none.
+  std::optional<std::size_t> candidate_source;
+  if (const json* id = config.get("candidate_source_layer_id"); id && !(id->is_number_integer() && *id < 0)) {
+    if (!id->is_number_integer() || *id >= layers || !index_sources[id->get<std::size_t>()]) {
+      return config.invalid("candidate_source_layer_id", *id,
+                            "must be an index source (index_source_layer_ids), or -1 for none");
+    }
+    candidate_source = id->get<std::size_t>();
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.candidate_blocks, config.positive("candidate_topk_blocks"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(attention.candidate_block_size, config.positive("candidate_block_size"));
+  } else {
+    config.ignore({"candidate_topk_blocks", "candidate_block_size"});
+  }
+
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe moe, deepseek_moe(config));
+  ignore_routing(config);
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> streams, config.optional_positive("hc_mult"));
+  if (streams) model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, *streams, 0};
+  model.parameter_layout.attention_sinks = true;  // a learnable logit per head, as DeepSeek-V4's
+
+  // Engram: per listed layer, (max order - 1) x heads rows of head_dim looked up.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto engram_layers,
+                              config.optional_indices("engram_layer_ids", layers, "num_hidden_layers"));
+  std::vector<std::optional<NgramMemory>> memories(static_cast<std::size_t>(layers));
+  if (engram_layers && !engram_layers->empty()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t max_order, config.positive("engram_max_ngram_size"));
+    if (max_order < 2) return config.invalid("engram_max_ngram_size", max_order, "must be at least 2 (bigrams)");
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t heads, config.positive("engram_n_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t head_dim, config.positive("engram_head_dim"));
+    const json* rows = config.get("engram_num_embeddings");
+    if (!rows) return config.missing("engram_num_embeddings", "with engram_layer_ids");
+    if (!rows->is_array() || rows->size() != engram_layers->size()) {
+      return config.invalid("engram_num_embeddings", *rows,
+                            "must list one table size per engram_layer_ids entry (" +
+                                std::to_string(engram_layers->size()) + ")");
+    }
+    for (std::size_t j = 0; j < engram_layers->size(); ++j) {
+      const json& count = (*rows)[j];
+      if (!count.is_number_integer() || count < 0) {
+        return config.invalid("engram_num_embeddings[" + std::to_string(j) + "]", count,
+                              "must be a non-negative integer");
+      }
+      memories[static_cast<std::size_t>((*engram_layers)[j])] =
+          NgramMemory{(max_order - 1) * heads * head_dim, streams.value_or(1), 0,
+                      count.get<std::int64_t>() * head_dim};
+    }
+  } else {
+    config.ignore({"engram_max_ngram_size", "engram_n_heads", "engram_head_dim", "engram_num_embeddings"});
+  }
+  // The hashing's vocabularies and padding, the rope split, the Sinkhorn
+  // iterations and epsilon: no products.
+  config.ignore({"engram_vocab_size", "engram_pad_token_id", "engram_compressed_vocab_size", "qk_rope_head_dim",
+                 "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit"});
+  // DSpark: a speculative draft of its own (num_nextn_predict_layers blocks
+  // with their own experts), trained apart from the model.
+  if (config.has("num_nextn_predict_layers")) {
+    config.get("num_nextn_predict_layers");
+    notes.assumed.push_back(
+        "num_nextn_predict_layers and dspark_*: DeepSeek-V4.1's DSpark draft blocks are a separately trained "
+        "speculative decoder with their own experts, not counted");
+  }
+  config.ignore({"dspark_block_size", "dspark_noise_token_id", "dspark_target_layer_ids", "dspark_markov_rank",
+                 "dspark_n_routed_experts", "dspark_num_experts_per_tok"});
+
+  for (std::size_t i = 0; i < static_cast<std::size_t>(layers); ++i) {
+    SharedCompressedAttention a = attention;
+    a.compress_ratio = ratios[i];
+    a.writes_cache = kv_sources[i];
+    a.runs_indexer = index_sources[i];
+    if (ratios[i] == 0) a.topk = a.indexer_num_heads = a.indexer_head_dim = 0;
+    if (candidate_source && index_sources[i] && i >= *candidate_source) {
+      a.candidate_role = i == *candidate_source ? Role::kSource : Role::kConsumer;
+    } else {
+      a.candidate_blocks = a.candidate_block_size = 0;
+    }
+    Layer layer{Mixer{a}, ChannelMixer{moe}};
+    layer.ngram_memory = memories[i];
+    model.layers.push_back(layer);
+  }
+  return model;
+}
+
+namespace {
+
 // A list of 1-based layer numbers of linear_attn_config (`key`), each in [1, layers].
 Result<std::vector<bool>> numbered_layers(Fields& linear, std::string_view key, std::int64_t layers) {
   const json* value = linear.get(key);

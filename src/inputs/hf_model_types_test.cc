@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "base/input_file.h"
 #include "trainflops/count.h"
 #include "trainflops/hf_config.h"
-#include "base/input_file.h"
 #include "trainflops/int128.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
@@ -429,20 +429,122 @@ TEST(HfModelTypesTest, KimiLinearLayerListsMustCoverTheLayers) {
   }
 }
 
+// DeepSeek-V4.1-Flash: the layer roles of its CSA2 attention, and the
+// parameters its model card publishes: 552B in the backbone and 196B in the
+// two Engram tables, 16B activated per token. Expected, from the shapes:
+// per layer attention 5120 x 1280 + 1280 x 64 x 512 + 5120 x 512 + 64 x 512 x
+// 1024 + 8 x 1024 x 5120, norms 1280 + 512 and 64 sinks; MoE 385 experts of
+// 3 x 5120 x 2304 and a 384-wide router; mHC 2 x 4 x 5120 x 24; two input
+// norms. Compressors: 3 x (2 x 5120 x 512 + 512) + (5120 x 512 + 512).
+// Indexers: 8 x (1280 x 32 x 128 + 5120 x 32) + 4 x (512 x 128 + 128).
+// Engram: 2 x 6144 x 5 x 5120 weights, (384006168 + 384016682) x 256 table rows.
+TEST(HfModelTypesTest, DeepSeekV41SharesItsCachesAndSelections) {
+  const Result<HfImport> import = import_hf_config(
+      read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/hf/deepseek-v4.1-flash.json", kMaxConfigFileBytes).value());
+  ASSERT_TRUE(import.ok()) << import.error().message();
+  const Model& model = import.value().model;
+  EXPECT_TRUE(import.value().unknown.empty());
+  EXPECT_EQ(summarize(model), "deepseek_v41: 40 layers (2 csa2-window+moe, 38 csa2+moe), hidden 5120, vocab 129280");
+  using Role = SharedCompressedAttention::CandidateRole;
+  const auto attention = [&](std::size_t i) { return std::get<SharedCompressedAttention>(*model.layers[i].mixer); };
+  for (std::size_t i = 0; i < 40; ++i) {
+    SCOPED_TRACE(i);
+    const SharedCompressedAttention a = attention(i);
+    EXPECT_EQ(a.compress_ratio, i < 2 ? 0 : i < 20 ? 2 : 1);
+    EXPECT_EQ(a.writes_cache, i == 2 || i == 8 || i == 14 || i == 20);
+    const bool indexes = i == 2 || i == 8 || i == 14 || (i >= 20 && i % 4 == 0);
+    EXPECT_EQ(a.runs_indexer, indexes);
+    EXPECT_EQ(a.candidate_role, i == 20 ? Role::kSource : indexes && i > 20 ? Role::kConsumer : Role::kNone);
+    EXPECT_EQ(model.layers[i].ngram_memory.has_value(), i == 1 || i == 14);
+  }
+  EXPECT_EQ(attention(24), (SharedCompressedAttention{64, 512, 1280, 8, 1024, 128, 1, false, true, 32, 128, 512,
+                                                      Role::kConsumer, 2048, 8}));
+  // 3 orders x 8 heads x 256 looked up; 384016682 rows of 256 in layer 14's table.
+  EXPECT_EQ(*model.layers[14].ngram_memory, (NgramMemory{6144, 4, 0, 98308270592}));
+  EXPECT_EQ(model.hyper_connections, (HyperConnections{HyperConnections::Variant::kManifold, 4, 0}));
+  EXPECT_NE(std::find(import.value().assumed.begin(), import.value().assumed.end(),
+                      "num_nextn_predict_layers and dspark_*: DeepSeek-V4.1's DSpark draft blocks are a separately "
+                      "trained speculative decoder with their own experts, not counted"),
+            import.value().assumed.end());
+  const ModelParameters parameters = count_parameters(model).value();
+  EXPECT_EQ(to_decimal(parameters.decoder.total), "747170737664");  // 550.6B + 196.6B of tables
+  EXPECT_EQ(to_decimal(parameters.decoder.active), "15468555264");
+}
+
+// Each layer that reads a cache needs a source of its ratio at or before it.
+TEST(HfModelTypesTest, DeepSeekV41SourcesMustServeTheirLayers) {
+  const std::string head = R"({"model_type": "deepseek_v41_text", "hidden_size": 16, "vocab_size": 40,
+    "num_hidden_layers": 4, "num_attention_heads": 2, "head_dim": 8, "q_lora_rank": 6, "o_groups": 2,
+    "o_lora_rank": 4, "sliding_window": 4, "index_n_heads": 2, "index_head_dim": 4, "index_topk": 3,
+    "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8, "n_shared_experts": 1, )";
+  const struct {
+    std::string fields, message;
+  } cases[] = {
+      {R"("compress_ratios": [0, 2, 2, 1], "kv_source_layer_ids": [1], "index_source_layer_ids": [1, 3]})",
+       "text_config.kv_source_layer_ids = 3: must list a layer at or before layer 3 with compress ratio 1 (the last "
+       "listed, layer 1, has 2)"},
+      {R"("compress_ratios": [0, 2, 2, 2], "kv_source_layer_ids": [0, 1], "index_source_layer_ids": [1]})",
+       "text_config.kv_source_layer_ids = 0: lists layer 0, whose compress_ratios entry is 0 (no cache)"},
+      {R"("compress_ratios": [0, 2, 2, 2], "kv_source_layer_ids": [2], "index_source_layer_ids": [1]})",
+       "text_config.kv_source_layer_ids = 1: must list a layer at or before layer 1 with compress ratio 2"},
+      {R"("compress_ratios": [0, 2], "kv_source_layer_ids": [1], "index_source_layer_ids": [1]})",
+       "text_config.compress_ratios: the list has 2 entries; it must have at least num_hidden_layers = 4"},
+      {R"("compress_ratios": [0, 2, 2, 2], "kv_source_layer_ids": [1], "index_source_layer_ids": [1],
+          "candidate_source_layer_id": 2, "candidate_topk_blocks": 4, "candidate_block_size": 2})",
+       "text_config.candidate_source_layer_id = 2: must be an index source (index_source_layer_ids), or -1 for none"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.fields);
+    const Result<HfImport> import =
+        import_hf_config(R"({"model_type": "deepseek_v41", "text_config": )" + head + c.fields + "}");
+    ASSERT_FALSE(import.ok());
+    EXPECT_EQ(import.error().message(), c.message);
+  }
+}
+
+// Qwen3.8-Flash-Next: QSA on every fourth layer, gated delta nets on the
+// others, PLE on layer 2, and the parameters its model card publishes: 125B
+// besides the 51.2B n-gram tables, 6B activated. Expected, from the shapes:
+// QSA 2560 x (2 x 6144 + 2 x 512) + 6144 x 2560 and its indexer 2560 x 5 x 128
+// with two norms of 128; the gated delta net 2560 x 16480 + 4 x 10240 + 6144 x
+// 2560, 96 per-head scalars and a norm of 128; per layer 512 + 1 experts of 3 x
+// 2560 x 640, a 512-wide router and the shared gate, two hyper-connections of 2
+// x 10240 x 320 + 10240 x 4 and two norms; PLE 2560 x 12800 + 4 x 10240 and a
+// table of 20000000 x 2560.
+TEST(HfModelTypesTest, Qwen38AttendsIndexedBlocks) {
+  const Result<HfImport> import = import_hf_config(
+      read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/hf/qwen3.8-flash-next.json", kMaxConfigFileBytes).value());
+  ASSERT_TRUE(import.ok()) << import.error().message();
+  const Model& model = import.value().model;
+  EXPECT_TRUE(import.value().unknown.empty());
+  EXPECT_EQ(summarize(model),
+            "qwen4_exp: 48 layers (36 gdn+moe, 12 qsa+moe) + 1 MTP depth, hidden 2560, vocab 248320");
+  const auto& sparse = std::get<CompressedBlockSparseAttention>(*model.layers[3].mixer);
+  EXPECT_EQ(sparse, (CompressedBlockSparseAttention{GqaAttention{24, 2, 256, true}, 4, 1, 128, 4, 2048}));
+  EXPECT_TRUE(model.layers[1].ngram_memory.has_value());
+  EXPECT_EQ(*model.layers[1].ngram_memory, (NgramMemory{2560, 4, 4, 51200000000}));
+  EXPECT_EQ(model.hyper_connections, (HyperConnections{HyperConnections::Variant::kGatedResidual, 4, 320}));
+  const ModelParameters parameters = count_parameters(model).value();
+  EXPECT_EQ(to_decimal(parameters.decoder.total), "175664917376");  // 124.5B + 51.2B of tables
+  EXPECT_EQ(to_decimal(parameters.decoder.active), "6028258176");
+}
+
 TEST(HfModelTypesTest, SaysWhatItCannotCount) {
   const struct {
     std::string config, message;
   } cases[] = {
       {R"({"model_type": "llava", "text_config": {"model_type": "vicuna"}})",
        "model_type = \"llava\": not supported, nor is its text_config's \"vicuna\" (supported: "
-       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, "
-       "glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, "
-       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
+       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, "
+       "glm4_moe, glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, "
+       "minimax_m3, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, "
+       "qwen3_next, qwen4_exp_text)"},
       {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
        "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
-       "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, glm4_moe_lite, "
-       "glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, "
-       "nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
+       "deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, glm4_moe, "
+       "glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, "
+       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, "
+       "qwen4_exp_text)"},
       {[] {
          std::string lightning = kMiniMaxM2;
          lightning.replace(lightning.find("[1, 1"), 2, "[0");

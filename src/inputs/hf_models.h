@@ -52,6 +52,11 @@ Result<Model> import_qwen3_next(Fields& config, Notes& notes);
 // qwen3_5_moe: Qwen3-Next's hybrid decoder with a dense MLP or MoE on every
 // layer (hf_transformer_models.cc).
 Result<Model> import_qwen3_5(Fields& config, Notes& notes);
+// qwen4_exp_text: Qwen3.8-Flash-Next's language model (gated delta nets, QSA
+// sparse attention, gated residual hyper-connections, per-layer n-gram
+// embeddings, MoE), which the release (qwen4_exp) wraps in text_config
+// (hf_transformer_models.cc).
+Result<Model> import_qwen3_8(Fields& config, Notes& notes);
 // deepseek_v2, deepseek_v3, kimi_k2, glm4_moe_lite (DeepSeek-V3's
 // architecture), and with DSA
 // deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
@@ -61,6 +66,9 @@ Result<Model> import_deepseek(Fields& config, Notes& notes);
 Result<Model> import_glm4_moe(Fields& config, Notes& notes);
 // deepseek_v4 (hf_deepseek_models.cc).
 Result<Model> import_deepseek_v4(Fields& config, Notes& notes);
+// deepseek_v41_text: DeepSeek-V4.1's language model (CSA2 attention, mHC,
+// Engram, MoE), which the release wraps in text_config (hf_deepseek_models.cc).
+Result<Model> import_deepseek_v41(Fields& config, Notes& notes);
 // kimi_linear: Kimi Delta Attention on the layers linear_attn_config lists,
 // MLA on the others (with an output gate in Kimi K3), DeepSeek-style MoE
 // (hf_deepseek_models.cc). Kimi K3 wraps it in text_config.

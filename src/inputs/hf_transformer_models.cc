@@ -480,6 +480,85 @@ Result<Model> import_qwen3_5(Fields& config, Notes&) {
   return qwen_hybrid_model(base, hybrid, moe, experts, dense, depths);
 }
 
+Result<Model> import_qwen3_8(Fields& config, Notes& notes) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Moe experts, qwen_hybrid_experts(config));
+  // The full-attention layers are QSA: gated grouped-query attention over
+  // the blocks its indexer selects.
+  CompressedBlockSparseAttention sparse;
+  sparse.attention = hybrid.attention;
+  TRAINFLOPS_ASSIGN_OR_RETURN(sparse.indexer_num_heads, config.positive("indexer_n_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(sparse.indexer_key_heads, config.positive("indexer_kv_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(sparse.indexer_head_dim, config.positive("indexer_head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(sparse.block_size, config.positive("indexer_compress_ratio"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(sparse.budget, config.positive("indexer_budget"));
+  if (sparse.budget % sparse.block_size != 0) {
+    return config.invalid("indexer_budget", sparse.budget,
+                          "must be a multiple of indexer_compress_ratio = " + std::to_string(sparse.block_size));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> gate, config.optional_text("output_gate_type"));
+  if (gate && *gate != "sigmoid") {
+    return config.invalid("output_gate_type", json(*gate), "only the sigmoid output gate of the release is counted");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const auto mlp_only,
+                              config.optional_indices("mlp_only_layers", base.layers, "num_hidden_layers"));
+  if (mlp_only && !mlp_only->empty()) {
+    return config.invalid("mlp_only_layers", json(*mlp_only), "must be empty: every layer has the same channel mixer");
+  }
+  Model model = model_of(base);
+  model.parameter_layout.shared_expert_gate = true;
+  // Gated residual hyper-connections over hc_count streams, their gates of rank hc_lowrank.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> streams, config.optional_positive("hc_count"));
+  if (streams) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t rank, config.positive("hc_lowrank"));
+    model.hyper_connections = HyperConnections{HyperConnections::Variant::kGatedResidual, *streams, rank};
+  } else {
+    config.ignore({"hc_lowrank"});
+  }
+  // Per-layer n-gram embeddings on ple_layer_ids, numbered from 1: ngram_size
+  // - 1 orders of heads_per_ngram hashed tables, ple_embed_dim wide together.
+  std::vector<std::optional<NgramMemory>> memories(static_cast<std::size_t>(base.layers));
+  const json* ple_layers = config.get("ple_layer_ids");
+  if (ple_layers && !ple_layers->empty()) {
+    if (!ple_layers->is_array()) return config.invalid("ple_layer_ids", *ple_layers, "must be a list of layer numbers");
+    NgramMemory memory;
+    TRAINFLOPS_ASSIGN_OR_RETURN(memory.embed_dim, config.positive("ple_embed_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> kernel,
+                                config.optional_positive("ple_conv_kernel_size"));
+    memory.conv_kernel = kernel.value_or(4);  // the release's default
+    memory.streams = streams.value_or(1);
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t rows, config.positive("ngram_vocab_size_base"));
+    memory.table_parameters = rows * memory.embed_dim;
+    notes.assumed.push_back(
+        "ngram_vocab_size_base: each n-gram head's table holds about that many rows (the hashing rounds each "
+        "head's size), so the PLE tables are counted as ngram_vocab_size_base x ple_embed_dim parameters per layer");
+    for (const json& id : *ple_layers) {
+      if (!id.is_number_integer() || id < 1 || id > base.layers) {
+        return config.invalid("ple_layer_ids", *ple_layers,
+                              "must hold layer numbers from 1 to num_hidden_layers = " + std::to_string(base.layers) +
+                                  " (they count from 1)");
+      }
+      memories[id.get<std::size_t>() - 1] = memory;
+    }
+    config.ignore({"ngram_size", "heads_per_ngram"});  // they split ple_embed_dim, which holds the rows' width
+  } else {
+    config.ignore({"ple_embed_dim", "ple_conv_kernel_size", "ngram_vocab_size_base", "ngram_size", "heads_per_ngram"});
+  }
+  // The hashing's rounding and seed, the state dtype, the router's settings,
+  // and the MTP depth's own description (one QSA layer, as counted).
+  config.ignore({"make_ngram_vocab_size_divisible_by", "split_ngram_parts", "seed", "mamba_ssm_dtype", "norm_topk_prob",
+                 "output_router_logits", "router_aux_loss_coef", "mtp", "mtp_use_dedicated_embeddings"});
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, qwen_mtp_depths(config));
+  for (std::size_t i = 0; i < hybrid.full.size(); ++i) {
+    Layer layer{hybrid.full[i] ? Mixer{sparse} : Mixer{hybrid.linear}, ChannelMixer{experts}};
+    layer.ngram_memory = memories[i];
+    model.layers.push_back(layer);
+  }
+  for (std::int64_t d = 0; d < depths; ++d) model.mtp_depths.push_back({Layer{Mixer{sparse}, ChannelMixer{experts}}});
+  return model;
+}
+
 Result<Model> import_llama4_text(Fields& config, Notes&) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
   TRAINFLOPS_ASSIGN_OR_RETURN(GqaAttention attention,

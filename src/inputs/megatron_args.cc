@@ -213,10 +213,14 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                               "window_size: a sliding window on multi-latent attention is not counted; it is on "
                               "grouped-query attention");
                         },
-                        // DeepSeek-V4's attention has a window of its own; the others attend no
-                        // window (Megatron-LM's arguments build no block-sparse or Kimi Delta attention).
-                        [](const OneOf<CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
-                                       BlockSparseAttention, KimiDeltaAttention> auto&) -> Status { return Ok{}; },
+                        // DeepSeek-V4 and V4.1's attention have a window of their own; the others
+                        // attend no window (Megatron-LM's arguments build no block-sparse, Kimi
+                        // Delta, DeepSeek-V4.1 or QSA attention).
+                        [](const OneOf<CompressedSparseAttention, SharedCompressedAttention, GatedDeltaNet, Mamba2,
+                                       GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention,
+                                       CompressedBlockSparseAttention> auto&) -> Status {
+                          return Ok{};
+                        },
                     },
                     *layer.mixer);
 }

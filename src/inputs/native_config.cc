@@ -248,6 +248,52 @@ struct ConfigType<KimiDeltaAttention> {
 };
 
 template <>
+struct ConfigType<CompressedBlockSparseAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"qsa"};
+  static Status read(ObjectReader& r, std::string_view, CompressedBlockSparseAttention& a) {
+    TRAINFLOPS_RETURN_IF_ERROR(ConfigType<GqaAttention>::read(r, "gqa", a.attention));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_key_heads, r.integer("indexer_key_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.block_size, r.integer("block_size"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.budget, r.integer("budget"));
+    return Ok{};
+  }
+};
+
+template <>
+struct ConfigType<SharedCompressedAttention> {
+  using Role = SharedCompressedAttention::CandidateRole;
+  static constexpr std::array<std::string_view, 1> kNames = {"csa2"};
+  static Status read(ObjectReader& r, std::string_view, SharedCompressedAttention& a) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.q_lora_rank, r.integer("q_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_groups, r.integer("o_groups"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.o_lora_rank, r.integer("o_lora_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.integer("window"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> ratio, r.optional_integer("compress_ratio"));
+    a.compress_ratio = ratio.value_or(0);
+    if (a.compress_ratio == 0) return Ok{};
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.topk, r.integer("topk"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.writes_cache, r.flag("writes_cache"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.runs_indexer, r.flag("runs_indexer"));
+    if (!a.runs_indexer) return Ok{};
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_num_heads, r.integer("indexer_num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer_head_dim, r.integer("indexer_head_dim"));
+    if (!r.optional_member("candidates")) return Ok{};
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string role, r.text("candidates"));
+    if (role != "source" && role != "consumer") {
+      return Error(r.path_of("candidates") + " = \"" + role + "\": must be \"source\" or \"consumer\"");
+    }
+    a.candidate_role = role == "source" ? Role::kSource : Role::kConsumer;
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.candidate_blocks, r.integer("candidate_blocks"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.candidate_block_size, r.integer("candidate_block_size"));
+    return Ok{};
+  }
+};
+
+template <>
 struct ConfigType<DenseMlp> {
   static constexpr std::array<std::string_view, 1> kNames = {"mlp"};
   static Status read(ObjectReader& r, std::string_view, DenseMlp& m) {

@@ -85,6 +85,54 @@ Status check(const Checker& c, const CompressedSparseAttention& a) {
   return c.positive("topk", a.topk);
 }
 
+Status check(const Checker& c, const CompressedBlockSparseAttention& a) {
+  const Checker attention = c.at("attention");
+  TRAINFLOPS_RETURN_IF_ERROR(check(attention, a.attention));
+  if (a.attention.window) {
+    return attention.error("window", *a.attention.window, "QSA selects its keys by blocks");
+  }
+  if (a.attention.chunk) return attention.error("chunk", *a.attention.chunk, "QSA selects its keys by blocks");
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_num_heads", a.indexer_num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_key_heads", a.indexer_key_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_head_dim", a.indexer_head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("block_size", a.block_size));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("budget", a.budget));
+  if (a.budget % a.block_size != 0) {
+    return c.error("budget", a.budget, "must be a multiple of block_size = " + std::to_string(a.block_size));
+  }
+  return Ok{};
+}
+
+Status check(const Checker& c, const SharedCompressedAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", a.head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("q_lora_rank", a.q_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("o_groups", a.o_groups));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("o_lora_rank", a.o_lora_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("window", a.window));
+  TRAINFLOPS_RETURN_IF_ERROR(c.non_negative("compress_ratio", a.compress_ratio));
+  if (a.compress_ratio == 0) {
+    if (a.writes_cache) {
+      return c.error("writes_cache", 1, "a layer that reads no cache (compress_ratio = 0) writes none");
+    }
+    if (a.runs_indexer) {
+      return c.error("runs_indexer", 1, "a layer that reads no cache (compress_ratio = 0) indexes none");
+    }
+    return Ok{};
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("topk", a.topk));
+  if (a.runs_indexer) {
+    TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_num_heads", a.indexer_num_heads));
+    TRAINFLOPS_RETURN_IF_ERROR(c.positive("indexer_head_dim", a.indexer_head_dim));
+  }
+  if (a.candidate_role == SharedCompressedAttention::CandidateRole::kNone) return Ok{};
+  if (!a.runs_indexer) {
+    return c.error("runs_indexer", 0, "a candidate source or consumer must be an index source");
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("candidate_blocks", a.candidate_blocks));
+  return c.positive("candidate_block_size", a.candidate_block_size);
+}
+
 Status check(const Checker& c, const MlaAttention& a) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", a.num_heads));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("q_lora_rank", a.q_lora_rank));
@@ -235,8 +283,12 @@ DsaIndexer* trainable_indexer(Mixer& mixer) {
                         [](DsaAttention& a) -> DsaIndexer* { return &a.indexer; },
                         // DeepSeek-V4's CSA indexer trains with its layer, a block-sparse
                         // indexer not at all: no grad mode.
+                        // DeepSeek-V4.1's runs forward only: no grad mode either.
                         [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                                 GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention> auto&) -> DsaIndexer* { return nullptr; },
+                                 GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention,
+                                 SharedCompressedAttention, CompressedBlockSparseAttention> auto&) -> DsaIndexer* {
+                          return nullptr;
+                        },
                     },
                     mixer);
 }
@@ -359,6 +411,10 @@ std::string mixer_kind(const Mixer& mixer) {
     std::string operator()(const GatedDeltaProduct&) const { return "gdp"; }
     std::string operator()(const BlockSparseAttention&) const { return "block-sparse"; }
     std::string operator()(const KimiDeltaAttention&) const { return "kda"; }
+    std::string operator()(const SharedCompressedAttention& a) const {
+      return a.compress_ratio == 0 ? "csa2-window" : "csa2";
+    }
+    std::string operator()(const CompressedBlockSparseAttention&) const { return "qsa"; }
   };
   return std::visit(Namer{}, mixer);
 }
