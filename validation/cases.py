@@ -193,6 +193,21 @@ def _block_sparse_case(rng, index):
     return args, docs, block_sparse
 
 
+def _mhc_case(rng, index):
+    """mHC around GQA or MLA, a dense MLP or MoE, with and without MTP."""
+    args = _base(rng)
+    args.update(enable_hyper_connections=True, num_residual_streams=[4, 2, 1, 3][index % 4])
+    if index % 2:
+        _mla(rng, args, q_lora=rng.random() < 0.5)
+    else:
+        _gqa(rng, args, gate=rng.random() < 0.5)
+    if index % 3 == 1:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    if index == 0:
+        args["mtp_num_layers"] = 1
+    return args, _documents(rng)
+
+
 # family -> (number of cases, builder(rng, index) -> (args, docs) or (args, docs, block_sparse))
 FAMILIES = {
     "gqa": (8, _gqa_case),
@@ -204,6 +219,7 @@ FAMILIES = {
     "mtp": (6, _mtp_case),
     "packed": (4, _packed_case),
     "block-sparse": (8, _block_sparse_case),
+    "mhc": (6, _mhc_case),
 }
 
 

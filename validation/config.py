@@ -21,6 +21,7 @@ SUPPORTED_ARGS = frozenset(
     v_head_dim experimental_attention_variant dsa_indexer_n_heads dsa_indexer_head_dim
     dsa_indexer_topk dsa_indexer_topk_freq dsa_indexer_skip_topk_offset dsa_indexer_loss_coeff
     dsa_indexer_use_sparse_loss dsa_indexer_grad_mode dsa_kpool_size dsa_kpool_tail
+    enable_hyper_connections num_residual_streams
     """.split()
 )
 
@@ -95,6 +96,7 @@ class Config:
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
     block_sparse: BlockSparse | None = None  # GQA only: every layer, MTP included
+    residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
 
 
 def _get(args, name, default=None):
@@ -154,8 +156,9 @@ def config_from_args(args):
                   Mlp(shared_size, gated) if shared_size else None, args.get("moe_latent_size"))
     moe_layers = _moe_layers(args, args["num_layers"])
     mixers = tuple(moe if is_moe else dense for is_moe in moe_layers)
+    streams = _get(args, "num_residual_streams", 4) if args.get("enable_hyper_connections") else None
     return Config(h, args["padded_vocab_size"], attention, indexer, mixers, mixers[-1],
-                  _get(args, "mtp_num_layers", 0))
+                  _get(args, "mtp_num_layers", 0), residual_streams=streams)
 
 
 def with_block_sparse(config, block_sparse):

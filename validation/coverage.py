@@ -10,7 +10,8 @@ REQUIRED = frozenset(
      "packed documents", "single-token document", "dsa top-k below a document",
      "dsa top-k at or above every document", "dsa index sharing", "dsa in mtp",
      "block-sparse blocks of 1", "block-sparse blocks of several keys", "block-sparse k below a document",
-     "block-sparse k at or above every document", "block-sparse init blocks", "block-sparse in mtp"]
+     "block-sparse k at or above every document", "block-sparse init blocks", "block-sparse in mtp",
+     "mhc", "mhc in mtp", "mhc with moe"]
     + [f"recompute {r}" for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
@@ -63,6 +64,12 @@ def features(case):
             found.add("swiglu mlp" if mixer.gated else "dense mlp")
     if config.mtp_depths:
         found.add(f"mtp depth {config.mtp_depths}")
+    if config.residual_streams:
+        found.add("mhc")
+        if config.mtp_depths:
+            found.add("mhc in mtp")
+        if any(isinstance(mixer, Moe) for mixer in mixers):
+            found.add("mhc with moe")
     if len(case.docs) > 1:
         found.add("packed documents")
     if 1 in case.docs:

@@ -10,9 +10,13 @@ framework (relative 1e-12: the frameworks count in floating point). A
 framework whose variable is unset is reported as not checked. torchtitan is
 not run: its rule counts the parameters of a built PyTorch module.
 
-    MEGATRON_LM=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... NEMO_AUTOMODEL=... \\
+    MEGATRON_LM=... MEGATRON_LM_DEV=... MEGATRON_BRIDGE=... MAXTEXT=... NEMO_RL=... NEMO_AUTOMODEL=... \\
         /usr/bin/python3 -m validation.framework_functions [build/trainflops] [--write FILE]
         [--write-automodel FILE]
+
+MEGATRON_LM_DEV, a checkout of Megatron-LM's dev branch, is run on the
+DeepSeek-V4 configs only (its function is the one compare's Megatron-LM DSA
+fix row stands for; main has no DeepSeek-V4 attention).
 
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
@@ -37,8 +41,19 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import megatron_baseline  # noqa: E402
 
+from validation import bridge_function  # noqa: E402
+
 LENGTHS = (1500, 4096, 131072)
+# DeepSeek-V4 also at a length 4 does not divide (MaxText's CSA mask ratio
+# then differs from Megatron-LM's band).
+DSV4_LENGTHS = LENGTHS + (1001,)
 TOLERANCE = 1e-12
+
+
+def agree(theirs, ours):
+    """Within relative TOLERANCE (the frameworks count in floating point), or
+    within one FLOP: compare's counts are whole, a framework's need not be."""
+    return abs(theirs - ours) <= max(TOLERANCE * ours, 1.0)
 
 
 class Settings:
@@ -58,11 +73,12 @@ def moe_pattern(args):
 
 
 def megatron_main(checkout):
+    """Megatron-LM's num_floating_point_operations (main, or dev)."""
     function, read, _ = megatron_baseline.load(checkout)
 
     def run(args, length):
         # Megatron-LM has no per-layer window: its function never reads one.
-        given = {k: v for k, v in args.items() if k not in ("window_size", "window_pattern")}
+        given = {k: v for k, v in args.items() if k not in ("window_size", "window_pattern", "maxtext")}
         namespace = Settings(**{**dict.fromkeys(read), **given, "seq_length": length})
         return function(namespace, 1)
 
@@ -80,14 +96,18 @@ BRIDGE_RENAMED = {"num_experts": "num_moe_experts", "swiglu": "gated_linear_unit
 
 
 def megatron_bridge(checkout, megatron_lm):
-    function, _, _ = megatron_baseline.load_function([os.path.join(checkout, "src"), megatron_lm],
-                                                  "megatron/bridge/training/utils/flop_utils.py",
-                                                  "num_floating_point_operations")
+    try:
+        function, _, _ = megatron_baseline.load_function([os.path.join(checkout, "src"), megatron_lm],
+                                                      "megatron/bridge/training/utils/flop_utils.py",
+                                                      "num_floating_point_operations")
+    except RuntimeError:  # Megatron-Core's imports not resolvable from its source alone
+        function = bridge_function.load(checkout, megatron_lm)
 
     def run(args, length):
         model = dict.fromkeys(BRIDGE_FIELDS)
         for name, value in args.items():
-            if name in ("padded_vocab_size", "group_query_attention", "seq_length", "window_size", "window_pattern"):
+            if name in ("padded_vocab_size", "group_query_attention", "seq_length", "window_size", "window_pattern",
+                        "maxtext"):
                 continue
             model[BRIDGE_RENAMED.get(name, name)] = value
         if args.get("window_size"):
@@ -113,7 +133,7 @@ def maxtext(checkout):
     blocks = namespace["DecoderBlockType"]  # the enum the function compares with
 
     def run(args, length):
-        if "maxtext" in args:  # a model without Megatron-LM arguments: MaxText's own settings
+        if "maxtext" in args:  # MaxText's own settings for the model
             settings = dict(args["maxtext"], decoder_block=getattr(blocks, args["maxtext"]["decoder_block"]))
             config = Settings(**settings, per_device_batch_size=1, max_target_length=length, gradient_accumulation_steps=1,
                               use_dpo=False, use_multimodal=False, engram_layers=[], mtp_num_layers=0)
@@ -286,6 +306,16 @@ HF_CASES = (
         "moe_ffn_hidden_size": 768}),
     # Qwen3-Next's layers without an MTP depth (the config names none).
     ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
+    # Kimi Linear: Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based)
+    # over MLA; its other frameworks have no Kimi Delta Attention.
+    ("kimi-linear-48b-a3b.json", None, {
+        "num_layers": 27, "hidden_size": 2304, "ffn_hidden_size": 9216, "num_attention_heads": 32,
+        "multi_latent_attention": True, "q_lora_rank": None, "kv_lora_rank": 512, "qk_head_dim": 128,
+        "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "swiglu": True, "padded_vocab_size": 163840,
+        "num_experts": 256, "moe_layer_freq": [0] + [1] * 26, "moe_router_topk": 8, "moe_ffn_hidden_size": 1024,
+        "moe_shared_expert_intermediate_size": 1024,
+        "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}),
 )
 
 
@@ -303,6 +333,47 @@ def gemma4_settings(preset):
         "num_kv_heads": text["num_key_value_heads"], "head_dim": text["head_dim"],
         "global_head_dim": text["global_head_dim"], "global_num_kv_heads": text["num_global_key_value_heads"],
         "sliding_window_size": text["sliding_window"], "vocab_size": text["vocab_size"]}}
+
+
+# DeepSeek-V4 configs (Hugging Face config.json form): DeepSeek-V4-Flash's
+# release and two small ones, one without hyper-connections or MTP.
+DSV4_CONFIGS = ("tests/data/compare/deepseek-v4-flash.json", "tests/data/compare/deepseek-v4-small.json",
+                "tests/data/compare/deepseek-v4-small-plain.json")
+
+
+def dsv4_args(config):
+    """Megatron-LM's arguments for a DeepSeek-V4 config (dsv4_hybrid: one
+    compression ratio per decoder and MTP layer, the MTP layer attending a
+    window), and under "maxtext" MaxText's settings (its deepseek4 yml
+    fields: compress_ratios over the decoder layers; MTP left out, as its
+    DeepSeek-V4 configs drop the MTP layer)."""
+    layers, depths = config["num_hidden_layers"], config.get("num_nextn_predict_layers", 0)
+    ratios = config["compress_ratios"] + [0] * (layers + depths - len(config["compress_ratios"]))
+    heads, head_dim, rope = config["num_attention_heads"], config["head_dim"], config["qk_rope_head_dim"]
+    expert = config["moe_intermediate_size"]
+    args = {
+        "num_layers": layers, "hidden_size": config["hidden_size"], "ffn_hidden_size": expert,
+        "num_attention_heads": heads, "swiglu": True, "padded_vocab_size": config["vocab_size"],
+        "num_experts": config["n_routed_experts"], "moe_layer_freq": 1, "moe_router_topk": config["num_experts_per_tok"],
+        "moe_ffn_hidden_size": expert, "moe_shared_expert_intermediate_size": config["n_shared_experts"] * expert,
+        "mtp_num_layers": depths or None, "multi_latent_attention": True, "q_lora_rank": config["q_lora_rank"],
+        "kv_lora_rank": head_dim, "qk_head_dim": head_dim - rope, "qk_pos_emb_head_dim": rope, "v_head_dim": head_dim,
+        "experimental_attention_variant": "dsv4_hybrid", "csa_compress_ratios": ratios,
+        "o_groups": config["o_groups"], "o_lora_rank": config["o_lora_rank"], "csa_window_size": config["sliding_window"],
+        "dsa_indexer_n_heads": config["index_n_heads"], "dsa_indexer_head_dim": config["index_head_dim"],
+        "dsa_indexer_topk": config["index_topk"]}
+    args["maxtext"] = {
+        "decoder_block": "DEEPSEEK4", "emb_dim": config["hidden_size"], "num_decoder_layers": layers,
+        "mlp_dim": expert, "moe_mlp_dim": expert, "num_experts": config["n_routed_experts"],
+        "num_experts_per_tok": config["num_experts_per_tok"], "shared_experts": config["n_shared_experts"],
+        "mlp_activations": ["silu", "linear"], "attention_type": "compressed", "share_kv_projections": False,
+        "num_query_heads": heads,
+        "num_kv_heads": 1, "head_dim": head_dim, "vocab_size": config["vocab_size"],
+        "q_lora_rank": config["q_lora_rank"], "o_groups": config["o_groups"], "o_lora_rank": config["o_lora_rank"],
+        "sliding_window_size": config["sliding_window"], "indexer_n_heads": config["index_n_heads"],
+        "indexer_head_dim": config["index_head_dim"], "indexer_topk": config["index_topk"],
+        "compress_ratios": ratios[:layers], "mhc_expansion_rate": config.get("hc_mult", 1)}
+    return args
 
 
 # Presets that only MaxText's function counts (Gemma 4: MaxText's settings).
@@ -338,6 +409,10 @@ def cases():
         if isinstance(given.get("linear_attention_freq"), list):
             given["linear_attention_freq"] = given["linear_attention_freq"][:given["num_layers"]]
         yield config, ["--hf", "tests/data/hf/" + config], {k: v for k, v in given.items() if v is not None}
+    for path in DSV4_CONFIGS:
+        with open(os.path.join(ROOT, path)) as f:
+            args = dsv4_args(json.load(f))
+        yield os.path.basename(path), ["--hf", path], {k: v for k, v in args.items() if v is not None}
 
 
 # The gpt-oss formula puts 128-token windows on every other layer whatever the
@@ -375,7 +450,7 @@ def check_automodel(cli, checkout, records):
                 aligned = run(name, args, length, recipe_aligned=True)
                 record["aligned_flops"] = float(aligned)
                 record["difference"] = "mtp"
-            outcome = Outcome.AGREE if abs(aligned - compared) <= TOLERANCE * compared else Outcome.DIFFER
+            outcome = Outcome.AGREE if agree(aligned, compared) else Outcome.DIFFER
             differ += outcome is Outcome.DIFFER
             print(f"{name:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {aligned:.15e}  "
                   f"compare {compared}  ({source})")
@@ -407,6 +482,9 @@ def main():
     if env("MEGATRON_LM"):
         runners["megatron-lm"] = (megatron_main(env("MEGATRON_LM")),
                                   megatron_baseline.describe_checkout(env("MEGATRON_LM"), "Megatron-LM"))
+    if env("MEGATRON_LM_DEV"):
+        runners["megatron-lm-dsa-fix"] = (megatron_main(env("MEGATRON_LM_DEV")),
+                                          megatron_baseline.describe_checkout(env("MEGATRON_LM_DEV"), "Megatron-LM dev"))
     if env("MEGATRON_BRIDGE") and env("MEGATRON_LM"):
         runners["megatron-bridge"] = (megatron_bridge(env("MEGATRON_BRIDGE"), env("MEGATRON_LM")),
                                       megatron_baseline.describe_checkout(env("MEGATRON_BRIDGE"), "Megatron-Bridge"))
@@ -414,23 +492,26 @@ def main():
         runners["maxtext"] = (maxtext(env("MAXTEXT")), megatron_baseline.describe_checkout(env("MAXTEXT"), "MaxText"))
     if env("NEMO_RL"):
         runners["nemo-rl"] = (nemo_rl(env("NEMO_RL")), megatron_baseline.describe_checkout(env("NEMO_RL"), "NeMo-RL"))
-    for name, variable in (("megatron-lm", "MEGATRON_LM"), ("megatron-bridge", "MEGATRON_BRIDGE and MEGATRON_LM"),
+    for name, variable in (("megatron-lm", "MEGATRON_LM"), ("megatron-lm-dsa-fix", "MEGATRON_LM_DEV"),
+                           ("megatron-bridge", "MEGATRON_BRIDGE and MEGATRON_LM"),
                            ("maxtext", "MAXTEXT"), ("nemo-rl", "NEMO_RL")):
         if name not in runners:
             print(f"{name}: not checked (set {variable} to a checkout)")
     differ, records = 0, []
     for case, source_options, args in cases():
-        for length in LENGTHS:
+        for length in DSV4_LENGTHS if args.get("experimental_attention_variant") == "dsv4_hybrid" else LENGTHS:
             rows = compare_rows(options.cli, source_options, length)
             for name, (run, source) in runners.items():
-                if "maxtext" in args and name != "maxtext":
+                if "num_layers" not in args and name != "maxtext":
                     continue  # no other framework's function has the model
+                if name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid":
+                    continue  # Megatron-LM's dev branch: DeepSeek-V4 only
                 row = rows[name]
                 if row["flops"] is None:
                     print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")
                     continue
                 theirs, ours = run(args, length), int(row["exact"])
-                outcome = Outcome.AGREE if abs(theirs - ours) <= TOLERANCE * ours else Outcome.DIFFER
+                outcome = Outcome.AGREE if agree(theirs, ours) else Outcome.DIFFER
                 differ += outcome is Outcome.DIFFER
                 print(f"{case:<24} {length:>7}  {name:<16} {outcome.value:<7} theirs {theirs:.15e}  "
                       f"compare {ours}  ({source})")

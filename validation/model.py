@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
+from validation import hyper_connections
 from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_attention,
                                   block_sparse_parameters, gqa_attention, mla_attention)
 from validation.config import Gqa
@@ -36,10 +37,12 @@ def layer_parameters(config, channel_mixer_config, parameters):
         indexer = indexer_parameters(config.indexer, h, config.attention.q_lora_rank or h, parameters)
     elif config.block_sparse is not None:
         indexer = block_sparse_parameters(config.block_sparse, h, parameters)
+    streams = config.residual_streams
     return types.SimpleNamespace(
         attention=attention_parameters(config.attention, h, parameters),
         indexer=indexer,
         channel_mixer=channel_mixer_parameters(channel_mixer_config, h, parameters),
+        hc=[hyper_connections.sublayer_parameters(streams, h, parameters) for _ in range(2)] if streams else None,
     )
 
 
@@ -52,6 +55,9 @@ def model_parameters(config, parameters):
                                    layer=layer_parameters(config, config.mtp_channel_mixer, parameters))
              for _ in range(config.mtp_depths)],
         output=parameters.weight(config.vocab_size, h),
+        # The final read of each head: the decoder's and every MTP depth's.
+        heads=[hyper_connections.head_parameters(config.residual_streams, h, parameters)
+               for _ in range(config.mtp_depths + 1)] if config.residual_streams else None,
     )
 
 
@@ -71,38 +77,58 @@ class Runner:
 
     def layer(self, channel_mixer_config, p, x, shared_selection, runs_indexer):
         """One transformer layer. Returns its output and the top-k selection
-        the next layer may reuse (DSA)."""
+        the next layer may reuse (DSA). With hyper-connections `x` and the
+        output are the residual streams."""
 
         def forward(x, shared_selection):
-            config, batch, tags = self.config, self.batch, self.tags
-            attention_input = rms_norm(x)
+            tags = self.tags
             selection = shared_selection
-            if config.block_sparse is not None:
-                out = block_sparse_attention(config.attention, config.block_sparse, p.attention, p.indexer,
-                                             attention_input, batch, tags, self.core)
-            elif isinstance(config.attention, Gqa):
-                out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
-            elif config.indexer is None:
-                out = mla_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
-            else:
-                def key_rows_of(query_latent):
-                    nonlocal selection
-                    loss = None
-                    if runs_indexer:
-                        selection, loss = run_indexer(config.indexer, p.indexer, attention_input, query_latent,
-                                                      batch, tags)
-                    # A sharing layer reuses the computing layer's selection tensors as they are.
-                    return attended_keys(selection, config.indexer, batch), loss
 
-                out = absorbed_mla_attention(config.attention, p.attention, attention_input, batch, key_rows_of,
-                                             tags, self.core)
-            x = x + out
-            x = x + channel_mixer(channel_mixer_config, p.channel_mixer, rms_norm(x), tags)
+            def attend(layer_input):
+                nonlocal selection
+                out, selection = self.attention(p, rms_norm(layer_input), selection, runs_indexer)
+                return out
+
+            def mix_channels(layer_input):
+                return channel_mixer(channel_mixer_config, p.channel_mixer, rms_norm(layer_input), tags)
+
+            if p.hc is None:
+                x = x + attend(x)
+                x = x + mix_channels(x)
+            else:
+                x = hyper_connections.sublayer(p.hc[0], x, attend, tags)
+                x = hyper_connections.sublayer(p.hc[1], x, mix_channels, tags)
             return x, selection
 
         if self.recompute == "full":
             return self.checkpointed(forward)(x, shared_selection)
         return forward(x, shared_selection)
+
+    def attention(self, p, attention_input, shared_selection, runs_indexer):
+        """The attention sublayer: its output and the top-k selection the next
+        layer may reuse (DSA)."""
+        config, batch, tags = self.config, self.batch, self.tags
+        selection = shared_selection
+        if config.block_sparse is not None:
+            out = block_sparse_attention(config.attention, config.block_sparse, p.attention, p.indexer,
+                                         attention_input, batch, tags, self.core)
+        elif isinstance(config.attention, Gqa):
+            out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
+        elif config.indexer is None:
+            out = mla_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
+        else:
+            def key_rows_of(query_latent):
+                nonlocal selection
+                loss = None
+                if runs_indexer:
+                    selection, loss = run_indexer(config.indexer, p.indexer, attention_input, query_latent,
+                                                  batch, tags)
+                # A sharing layer reuses the computing layer's selection tensors as they are.
+                return attended_keys(selection, config.indexer, batch), loss
+
+            out = absorbed_mla_attention(config.attention, p.attention, attention_input, batch, key_rows_of,
+                                         tags, self.core)
+        return out, selection
 
 
 def train_step(config, batch, recompute, seed, tags):
@@ -119,23 +145,39 @@ def train_step(config, batch, recompute, seed, tags):
             logits = F.linear(rms_norm(hidden), p.output)
         return F.cross_entropy(logits, tokens.roll(-shift))
 
+    streams = config.residual_streams
+
+    def read_head(x, head):
+        """The hidden state an output layer sees: with hyper-connections, the
+        head's final read of the streams."""
+        if streams is None:
+            return x
+        with tags.scope(layer="logits"):
+            return hyper_connections.head(p.heads[head], x, tags)
+
     with counting(tags) as counter:
         losses = []
         x = F.embedding(tokens, p.embedding)
+        if streams:
+            x = hyper_connections.expand(x, streams)
         selection = None
         for number, layer in enumerate(p.decoder, start=1):
             with tags.scope(layer=f"decoder.{number}"):
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(number)
                 x, selection = runner.layer(config.channel_mixers[number - 1], layer, x, selection, runs_indexer)
+        x = read_head(x, 0)
         losses.append(logits_loss(x, 1))
         for depth, mtp in enumerate(p.mtp, start=1):
             with tags.scope(layer=f"mtp{depth}.projection", component="mtp"):
                 embedded = F.embedding(tokens.roll(-depth), p.embedding)
                 x = F.linear(torch.cat([rms_norm(x), rms_norm(embedded)], dim=-1), mtp.projection)
+            if streams:
+                x = hyper_connections.expand(x, streams)
             with tags.scope(layer=f"mtp{depth}.1"):
                 # Each MTP depth numbers its layers from 1 again (docs/accounting.md, 7.2).
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(1)
                 x, _ = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
+            x = read_head(x, depth)
             losses.append(logits_loss(x, depth + 1))
         sum(losses).backward()
     return counter.fmas

@@ -59,20 +59,31 @@ enum class ConventionKind {
   kMtpLayerKind,         // which mixer an MTP layer is charged as
   kDsaCore,              // DSA's core attention: form and pairs
   kDsaIndexer,           // DSA's lightning indexer
+  kCompressedPairs,      // DeepSeek-V4 attention: the window, compressed and selected entries charged
+  kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kOutputGate,           // the attention output gate's projection
+  kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
+  kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
+  kHyperConnections,     // hyper-connections around every sublayer and before each head
+  kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
-    ConventionKind::kCausalPairs, ConventionKind::kSlidingWindows,      ConventionKind::kMoeRouter,
-    ConventionKind::kMtp,         ConventionKind::kMtpLayerKind,        ConventionKind::kDsaCore,
-    ConventionKind::kDsaIndexer,  ConventionKind::kLinearAttentionCore, ConventionKind::kOutputGate,
-    ConventionKind::kNorms,       ConventionKind::kDenseLayersAsMoe,    ConventionKind::kQuickGeglu,
-    ConventionKind::kSmallParameters,
+    ConventionKind::kCausalPairs,       ConventionKind::kSlidingWindows,
+    ConventionKind::kMoeRouter,         ConventionKind::kMtp,
+    ConventionKind::kMtpLayerKind,      ConventionKind::kDsaCore,
+    ConventionKind::kDsaIndexer,        ConventionKind::kCompressedPairs,
+    ConventionKind::kCompressedIndexer, ConventionKind::kLinearAttentionCore,
+    ConventionKind::kOutputGate,        ConventionKind::kNorms,
+    ConventionKind::kDenseLayersAsMoe,  ConventionKind::kQuickGeglu,
+    ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
+    ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
+    ConventionKind::kNgramMemory,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

@@ -31,6 +31,9 @@ enum class Component {
   kMamba,                 // Mamba-2 projections, convolution and scan
   kGatedDeltaNet,         // gated delta net projections, convolution and delta rule
   kGatedDeltaProduct,     // gated delta product layers
+  kKimiDeltaAttention,    // Kimi Delta Attention projections, convolutions, gates and delta rule
+  kHyperConnections,      // hyper-connections: coefficient projections, reads, writes, stream mixing
+  kNgramMemory,           // hashed n-gram memory: key/value projections, gates, convolution
   kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
   kLogits,                // output layer, main and every MTP depth
 };
@@ -52,6 +55,9 @@ inline constexpr std::array kAllComponents = {
     Component::kMamba,
     Component::kGatedDeltaNet,
     Component::kGatedDeltaProduct,
+    Component::kKimiDeltaAttention,
+    Component::kHyperConnections,
+    Component::kNgramMemory,
     Component::kMtp,
     Component::kLogits,
 };

@@ -83,6 +83,9 @@ using Terms = std::vector<Term>;
 // kv = g head_dim; the exact modes count one kv projection when the keys are
 // the values and none when the layer reuses an earlier layer's keys and values.
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
+// MLA with an output gate adds h * n * v_head_dim to its projections in
+// model and executed modes; megatron mode leaves the gate out, as Megatron-LM
+// and Megatron-Bridge do.
 Terms mla_attention_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention);
 
 // DeepSeek Sparse Attention (dsa_flops.cc).
@@ -127,12 +130,23 @@ Terms compressed_sparse_attention_terms(const CompressedSparseAttention& attenti
 Terms block_sparse_attention_terms(const BlockSparseAttention& attention, std::int64_t hidden_size,
                                    Convention convention);
 
-// Linear attention (linear_attention_flops.cc); no convention changes it.
+// Linear attention (linear_attention_flops.cc); no convention changes the
+// gated delta net and product.
 Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
 // The delta rule's share of that, per token: 4 nv dv^2 multiply-adds (KK^T,
 // VK^T, S(a(I - bKK^T)) and SQ over each value head's dv x dv state).
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
+// Kimi Delta Attention, one trained term per token (P = num_heads head_dim):
+// 4 h P (q, k, v, output) + h num_heads (beta) + forget_gate_rank (h + P)
+// + the output gate's h P (output_gate_rank (h + P) when low rank)
+// + 3 conv_kernel_dim P (the short convolutions) + the delta rule's
+// kimi_delta_rule_fmas. Megatron mode counts as Megatron-Bridge's function
+// does, which charges every layer Kimi K3's gates: a full-rank output gate and
+// a forget gate of rank head_dim.
+Terms kimi_delta_attention_terms(const KimiDeltaAttention& kda, std::int64_t hidden_size, Convention convention);
+// 4 num_heads head_dim^2 multiply-adds per token, as the gated delta rule's.
+Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& kda);
 
 // State-space mixers (mamba_flops.cc).
 // Mamba-2 of width d (2 * hidden_size in the megatron conventions):
@@ -147,6 +161,31 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention 
 // must then be set).
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
+// Machinery on the residual stream (hyper_connection_flops.cc); megatron mode
+// counts neither, as Megatron-LM's function does not.
+// Hyper-connections around `sublayers` sublayers (a layer's mixer and channel
+// mixer), per token and sublayer, with n streams:
+//  - mHC: n h (n^2 + 2n) for the coefficient projection, n h to read the
+//    streams into the input, n h to write the output to each stream, n^2 h to
+//    mix the streams;
+//  - gated residual: 2 n h rank for the low-rank gate, n h to average the
+//    gated streams, n^2 h for the write gates, n h to write.
+// All of it trains (x3): the reads, writes and mixing multiply two operands
+// that each take a gradient. The norm over the n h streams, the Sinkhorn
+// iterations and the sigmoids are not products.
+Terms hyper_connection_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size,
+                             Convention convention);
+// The final read before one output head (the decoder's, each MTP depth's):
+// the n h x n projection (mHC) or the low-rank gate (gated residual), and the
+// n h read; trained. Counted in the exact modes only.
+Term hyper_connection_head_term(const HyperConnections& hc, std::int64_t hidden_size);
+// Hashed n-gram memory on one layer, per token, with e the looked-up width, s
+// the streams and k the convolution's taps: e s h for the keys, e h for the
+// value, s h for the gates (each stream's key against the stream), s h for the
+// gated values added to the streams, k s h for the depthwise convolution;
+// trained. The table lookups are not products.
+Terms ngram_memory_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention);
+
 // Model-level terms (layer_flops.cc), one each: one MTP depth's 2h -> h projection and norms
 // (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts
 // only the 2h^2 of the product); the logits of one output head.
@@ -156,7 +195,7 @@ Term logits_term(std::int64_t hidden_size, std::int64_t vocab_size);
 // Dispatches on the variant.
 Terms mixer_terms(const Mixer& mixer, std::int64_t hidden_size, Convention convention);
 Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden_size, Convention convention);
-// The terms of a layer, its mixer's then its channel mixer's, appended to
+// The terms of a layer, its n-gram memory's, its mixer's then its channel mixer's, appended to
 // `terms`: a counter collects every layer's terms in one list this way
 // instead of allocating a list per layer and per part of it.
 void append_layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention, Terms& terms);

@@ -88,7 +88,9 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(bool, untie_embeddings_and_output_weights)         \
   X(std::string, softmax_type)                         \
   X(bool, moe_router_enable_expert_bias)               \
-  X(bool, moe_shared_expert_gate)
+  X(bool, moe_shared_expert_gate)                      \
+  X(bool, enable_hyper_connections)                    \
+  X(std::int64_t, num_residual_streams)
 
 // Unset members are Megatron's None. Booleans that are unset read as false,
 // except dsa_kpool_tail, whose Megatron-LM default is true. The members that

@@ -63,6 +63,9 @@ struct MlaAttention {
   std::int64_t qk_head_dim = 0;          // non-rotary part of a query/key head
   std::int64_t qk_pos_emb_head_dim = 0;  // rotary part
   std::int64_t v_head_dim = 0;
+  // Kimi K3: a sigmoid gate on the output, projected from the hidden state to
+  // num_heads * v_head_dim (h x n dv multiply-adds per token).
+  bool output_gate = false;
 
   bool operator==(const MlaAttention&) const = default;
 };
@@ -192,8 +195,25 @@ struct BlockSparseAttention {
   bool operator==(const BlockSparseAttention&) const = default;
 };
 
+// Kimi Delta Attention (Kimi Linear, Kimi K3): a gated delta rule whose
+// forget gate is per channel. Queries, keys and values are num_heads heads of
+// head_dim (P = num_heads * head_dim wide), each through its own h x P
+// projection and a depthwise short convolution; beta is one h x num_heads
+// projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
+// output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
+// when low rank) and a P x h projection.
+struct KimiDeltaAttention {
+  std::int64_t num_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t conv_kernel_dim = 0;
+  std::int64_t forget_gate_rank = 0;
+  std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
+
+  bool operator==(const KimiDeltaAttention&) const = default;
+};
+
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                           GatedDeltaProduct, BlockSparseAttention>;
+                           GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -225,9 +245,29 @@ struct Moe {
 
 using ChannelMixer = std::variant<DenseMlp, Moe>;
 
+// Hashed n-gram memory (Engram in DeepSeek-V4.1 and LongCat-2.0, per-layer
+// embeddings in Qwen3.8): each token's preceding n-grams are hashed into
+// embedding tables, and the rows looked up (e wide in all) are projected to a
+// key per residual stream (streams x h) and one value (h). Each stream's gate is
+// the dot product of its key with the stream; the gated value is added to every
+// stream, and a depthwise causal convolution of `conv_kernel` taps runs over
+// the streams x h channels. The lookups cost no FLOPs: the tables are
+// parameters only.
+struct NgramMemory {
+  std::int64_t embed_dim = 0;  // e: the looked-up rows, concatenated
+  std::int64_t streams = 1;    // the residual streams (Model::hyper_connections), 1 without
+  std::int64_t conv_kernel = 0;
+  std::int64_t table_parameters = 0;  // the tables' weights, for parameter counts
+
+  bool operator==(const NgramMemory&) const = default;
+};
+
 struct Layer {
   std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
+  // Added to the residual streams before the mixer (initialized here so that
+  // layers built from a mixer and a channel mixer alone need not name it).
+  std::optional<NgramMemory> ngram_memory = std::nullopt;
 
   bool operator==(const Layer&) const = default;
 };
@@ -325,6 +365,36 @@ class LayerStack {
   std::int64_t size_ = 0;
 };
 
+// Hyper-connections: the residual stream widened to `streams` copies of the
+// hidden state, read into each sublayer (mixer, channel mixer) of every layer
+// and written back by learned per-token coefficients; a last read collapses the
+// streams before each output head.
+struct HyperConnections {
+  enum class Variant {
+    // Manifold-constrained (mHC, DeepSeek-V4; Megatron-LM's
+    // --enable-hyper-connections): per sublayer one projection of the
+    // flattened streams (streams x h) to streams^2 + 2 streams coefficients
+    // (read, write, and a streams x streams mixing made doubly stochastic by
+    // Sinkhorn iterations); the read weights the streams into one input, the
+    // write adds the output to each stream, the mixing mixes the streams. The
+    // head projects to `streams` read weights only.
+    kManifold,
+    // Gated residual (Qwen3.8's mhc_variant "gated_residual"): per sublayer a
+    // low-rank gate (streams x h -> rank -> streams x h) whose gated streams
+    // are averaged into the input, and a projection to `streams` write gates
+    // that add the output to each stream; the head has the gate alone.
+    kGatedResidual,
+  };
+  Variant variant = Variant::kManifold;
+  std::int64_t streams = 0;  // n (hc_mult, hc_count, --mhc-num-residual-streams)
+  std::int64_t rank = 0;     // gated residual only: the gate's rank (hc_lowrank)
+
+  bool operator==(const HyperConnections&) const = default;
+};
+
+// "mhc" or "gated_residual".
+std::string_view hyper_connection_variant_name(HyperConnections::Variant variant);
+
 // Which of Megatron-LM's two accounting functions reproduces this model in
 // `megatron` mode. The hybrid one ignores the attention output gate and, on
 // Megatron-LM's main branch, omits the MTP projections; its dev branch's
@@ -375,6 +445,9 @@ struct Model {
   // depth also has a 2h -> h projection with norms and its own logits.
   std::vector<LayerStack> mtp_depths;
   ParameterLayout parameter_layout;
+  // Every decoder and MTP layer's sublayers read and write the residual
+  // streams through these; unset: one plain residual stream.
+  std::optional<HyperConnections> hyper_connections;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.
@@ -427,7 +500,7 @@ Status check_dsa_topk_given(const Model& model, std::string_view mode);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
-// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse";
+// "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda";
 // "mlp", "moe".
 std::string mixer_kind(const Mixer& mixer);
 std::string channel_mixer_kind(const ChannelMixer& channel_mixer);

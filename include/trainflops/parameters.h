@@ -28,6 +28,9 @@
 //     output projection d x h.
 //   - Gated delta product: the input projection h x (1 + H)(d + groups state +
 //     heads), the convolution 4 (d H + groups state (1 + H)), the output d x h.
+//   - Kimi Delta Attention (P = heads x head_dim): q, k, v and output h x P
+//     each, beta h x heads, the forget gate h x rank + rank x P, the output gate
+//     h x P (low rank: h x rank + rank x P), the convolutions 3 P x kernel.
 //   - Dense MLP (`-`): h x ffn and ffn x h, and the gate h x ffn when gated.
 //   - MoE (`E`): every routed expert (num_experts of them, as a dense MLP of
 //     expert_ffn_hidden_size, or in the latent space of latent_size with the
@@ -35,6 +38,11 @@
 //     router (h x num_experts).
 //   - MTP: each depth's 2h x h projection and its layers; the depths share
 //     the embedding and the output layer with the main model (Megatron-LM).
+//   - Hyper-connections: per sublayer n h (n^2 + 2n) (mHC) or 2 n h rank +
+//     n h n (gated residual), per output head n h n or 2 n h rank, counted
+//     with the output layer (the MTP depth's with its projection).
+//   - Hashed n-gram memory: its key, value and convolution weights; its
+//     tables count in the total, never as active (they are looked up).
 //   - The embedding table (V x h) and the output layer (h x V), counted apart
 //     unless the embedding is tied (below).
 // Besides the weights of products, every parameter of the model's layout
@@ -49,7 +57,9 @@
 //     each expert's) or the query, key and value projections' (qkv_biases);
 //     Mamba-2's convolution bias (d + 2 groups state);
 //   - per-head scalars: attention sinks (n), Mamba-2's A, D and dt bias (3
-//     heads), the gated delta net's A and dt bias (2 value heads);
+//     heads), the gated delta net's A and dt bias (2 value heads), Kimi Delta
+//     Attention's A (heads) and forget gate bias (P), and its output norm
+//     (head_dim, shared by the heads);
 //   - the router's expert bias (one per expert) and the shared expert's gate
 //     (h);
 //   - the router (h x experts), counted with the MoE components.
@@ -103,13 +113,15 @@ enum class ParameterKind {
   kPerHeadScalar,  // attention sinks, Mamba-2's and the gated delta net's A, D, dt bias
   kExpertBias,     // the router's load-balancing bias
   kGate,           // the shared expert's gate
+  kLookupTable,    // hashed n-gram memory's tables: a few rows read per token, never active
 };
 inline constexpr ParameterKind kAllParameterKinds[] = {
     ParameterKind::kWeight, ParameterKind::kEmbeddingTable, ParameterKind::kRouter,     ParameterKind::kNorm,
     ParameterKind::kBias,   ParameterKind::kPerHeadScalar,  ParameterKind::kExpertBias, ParameterKind::kGate,
+    ParameterKind::kLookupTable,
 };
 // "weight", "embedding_table", "router", "norm", "bias", "per_head_scalar",
-// "expert_bias", "gate" (JSON keys and report rows).
+// "expert_bias", "gate", "lookup_table" (JSON keys and report rows).
 std::string_view parameter_kind_name(ParameterKind kind);
 // Whether model mode charges FLOPs per token for it: kWeight alone.
 bool costs_flops_per_token(ParameterKind kind);
@@ -170,7 +182,8 @@ struct ModelParameters {
 };
 
 // The parameters of one layer of a model with `hidden_size` and `layout`, by
-// kind (non-zero ones, in kAllParameterKinds order). Errors: an MoE layer
+// kind (non-zero ones, in kAllParameterKinds order), without the model's
+// hyper-connections (they belong to the model, not the layer). Errors: an MoE layer
 // without num_experts ("layer.channel_mixer.num_experts is missing: ...").
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout);

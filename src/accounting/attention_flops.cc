@@ -60,7 +60,9 @@ void append_terms(const MlaAttention& a, std::int64_t hidden_size, Convention co
   const Int128 norm = is_executed(convention) ? 0 : 1;
   const Int128 query = a.q_lora_rank ? *a.q_lora_rank * (h + n * (qk + rope) + norm) : h * n * (qk + rope);
   const Int128 key_value = kv_lora * (h + n * (qk + v) + norm) + h * rope;
-  const Int128 output = n * v * h;
+  // Megatron-LM has no MLA output gate, and no framework's estimate counts one.
+  const Int128 gate = a.output_gate && is_exact(convention) ? h * n * v : 0;
+  const Int128 output = n * v * h + gate;
   terms.insert(terms.end(), {
                                 trained_gemm(Component::kAttentionProjections, kTokens, query + key_value + output),
                                 trained_gemm(Component::kCoreAttention, kCausalPairs, n * (qk + rope) + n * v),

@@ -71,9 +71,23 @@ bool has_shared_key_value(const Model& model) {
 }
 constexpr std::string_view kNoSharedKeyValue =
     " has no attention whose keys are its values, or that reuses another layer's keys and values (Gemma 4)";
+bool has_ngram_memory(const Model& model) {
+  return any_layer(model, [](const Layer& l) { return l.ngram_memory.has_value(); });
+}
+
+// Why a framework whose function has no term for the residual-stream
+// machinery of `model` cannot count it, or empty. Only its DeepSeek-V4
+// (MaxText) or DeepSeek-V4.1 and Qwen3.8 (NeMo Automodel) functions count
+// hyper-connections and n-gram memory, and compare does not model those.
+std::string residual_machinery_unexpressed(const Model& model, std::string_view framework) {
+  if (model.hyper_connections) return std::string(framework) + " has no hyper-connections outside its DeepSeek-V4 model";
+  if (has_ngram_memory(model)) return std::string(framework) + " has no n-gram memory outside its DeepSeek-V4 model";
+  return "";
+}
 
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
   if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
@@ -82,6 +96,10 @@ std::string megatron_cannot_express(const Model& model) {
 
 std::string megatron_main_cannot_express(const Model& model) {
   if (has_kpool(model)) return "KPool is not on Megatron-LM's main branch";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "DeepSeek-V4 attention (dsv4_hybrid) is not on Megatron-LM's main branch; its dev branch counts it (the "
+           "DSA fix row)";
+  }
   return megatron_cannot_express(model);
 }
 
@@ -97,6 +115,29 @@ std::string bridge_cannot_express(const Model& model) {
   return "";
 }
 
+// MaxText counts DeepSeek-V4 with its own function: every layer DeepSeek-V4
+// attention and MoE, manifold hyper-connections, no n-gram memory.
+std::string maxtext_deepseek_v4_unexpressed(const Model& model) {
+  const bool other_layer = any_layer(model, [](const Layer& l) {
+    return !l.mixer || !std::holds_alternative<CompressedSparseAttention>(*l.mixer) || !l.channel_mixer ||
+           !std::holds_alternative<Moe>(*l.channel_mixer) || std::get<Moe>(*l.channel_mixer).latent_size ||
+           !std::get<Moe>(*l.channel_mixer).gated;
+  });
+  if (other_layer) return "MaxText's DeepSeek-V4 function has DeepSeek-V4 attention and a gated MoE on every layer";
+  if (model.hyper_connections && model.hyper_connections->variant != HyperConnections::Variant::kManifold) {
+    return "MaxText's DeepSeek-V4 function has manifold-constrained hyper-connections only";
+  }
+  if (has_ngram_memory(model)) return "compare does not model MaxText's count of n-gram memory (its Engram layers)";
+  const Moe* first = nullptr;
+  const bool unequal_moe = any_layer(model, [&](const Layer& l) {
+    const Moe& moe = std::get<Moe>(*l.channel_mixer);
+    if (!first) first = &moe;
+    return !(moe == *first);
+  });
+  if (unequal_moe) return "MaxText's DeepSeek-V4 function has one MoE shape for every layer";
+  return "";
+}
+
 bool has_latent_moe(const Model& model) {
   return any_layer(model, [](const Layer& l) {
     const auto* moe = l.channel_mixer ? std::get_if<Moe>(&*l.channel_mixer) : nullptr;
@@ -106,6 +147,9 @@ bool has_latent_moe(const Model& model) {
 
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
+  if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
+  if (std::string reason = residual_machinery_unexpressed(model, "MaxText"); !reason.empty()) return reason;
   if (has_latent_moe(model)) return "MaxText's experts run in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "compare models MaxText's GQA with a head dimension and without chunked attention only";
@@ -120,7 +164,16 @@ std::string maxtext_cannot_express(const Model& model) {
 
 std::string torchtitan_cannot_express(const Model& model) {
   if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "torchtitan's main branch has no DeepSeek-V4 model; the one proposed for it charges 6 per parameter of the "
+           "built module (every routed expert, no output layer) and all L^2 pairs on every layer, which compare does "
+           "not model";
+  }
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return "torchtitan has no model with hyper-connections or n-gram memory";
+  }
   return "";
 }
 
@@ -133,6 +186,9 @@ std::string nemo_rl_cannot_express(const Model& model) {
            !std::holds_alternative<MlaAttention>(*l.mixer);
   });
   if (other_mixer) return std::string(kFormulas) + "; this model has other attention";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return std::string(kFormulas) + "; hyper-connections and n-gram memory have no place in them";
+  }
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
         return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||
@@ -166,7 +222,15 @@ std::string nemo_rl_cannot_express(const Model& model) {
 
 std::string automodel_cannot_express(const Model& model) {
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
+  if (has_mixer<CompressedSparseAttention>(model)) {
+    return "compare does not model NeMo Automodel's DeepSeek-V4 formulas";
+  }
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
+  if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
+           "functions, which compare does not model";
+  }
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
@@ -195,7 +259,34 @@ Conventions automodel_conventions(const Model& model) {
   return c;
 }
 
+constexpr Conventions kMaxTextConventions{.causal = PairRule::kHalfSquare,
+                                          .windows = WindowRule::kArea,
+                                          .router = true,
+                                          .mtp = MtpRule::kLayersOnly,
+                                          .mtp_layer = MtpLayerRule::kLastDecoderLayer,
+                                          .dsa_core = DsaCoreRule::kExpandedArea,
+                                          .indexer = IndexerRule::kTrainedFully,
+                                          .compressed_pairs = CompressedPairsRule::kMaxText,
+                                          .compressed_indexer = CompressedIndexerRule::kMaxText,
+                                          .output_gate = false,
+                                          .norms = false,
+                                          .hyper_connections = HyperConnectionRule::kMaxText};
+
+// MaxText's DeepSeek-V4 function leaves MTP out: its DeepSeek-V4 configs drop
+// the MTP layer.
+Conventions maxtext_conventions(const Model& model) {
+  Conventions c = kMaxTextConventions;
+  if (has_mixer<CompressedSparseAttention>(model)) c.mtp = MtpRule::kOff;
+  return c;
+}
+
 std::vector<std::string> maxtext_recipe(const Model& model) {
+  if (!model.mtp_depths.empty() && has_mixer<CompressedSparseAttention>(model)) {
+    return {
+        "MaxText's DeepSeek-V4 configs drop the MTP layer (deepseek4-284b.yml): its number leaves it out; with "
+        "mtp_num_layers set, its function would charge the layer as a dense GQA layer, which compare does not "
+        "model"};
+  }
   if (model.mtp_depths.empty() || !has_mixer<MlaAttention>(model)) return {};
   return {"MaxText's DeepSeek configs set no MTP (base.yml's mtp_num_layers is 0 and deepseek3-671b.yml leaves it): "
           "run with them, its number leaves out the MTP layers; shown with this model's, as mtp_num_layers = " +
@@ -215,41 +306,46 @@ const std::array<FrameworkDefinition, 9>& definitions() {
       {Framework::kTrainflopsModel, "trainflops-model", "trainflops model", kModelConventions, expressible_everywhere,
        nullptr, nullptr},
       {Framework::kTrainflopsExecuted, "trainflops-executed", "trainflops executed",
-       Conventions{
-           .router = true, .dsa_core = DsaCoreRule::kAbsorbedExact, .indexer = IndexerRule::kExecuted, .norms = false},
+       Conventions{.router = true,
+                   .dsa_core = DsaCoreRule::kAbsorbedExact,
+                   .indexer = IndexerRule::kExecuted,
+                   .norms = false,
+                   .mla_output_gate = true},
        expressible_everywhere, nullptr, nullptr},
       {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kDenseMla,
                    .indexer = IndexerRule::kNone,
-                   .quick_geglu_as_ungated = true},
+                   .quick_geglu_as_ungated = true,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
+                   .ngram_memory = false},
        megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kAbsorbedArea,
                    .indexer = IndexerRule::kMegatron,
-                   .quick_geglu_as_ungated = true},
+                   .compressed_pairs = CompressedPairsRule::kMegatron,
+                   .compressed_indexer = CompressedIndexerRule::kMegatron,
+                   .quick_geglu_as_ungated = true,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
+                   .ngram_memory = false},
        megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
                    .windows = WindowRule::kExactBelowLength,
                    .mtp_layer = MtpLayerRule::kLastDecoderLayer,
                    .dsa_core = DsaCoreRule::kAbsorbedExact,
-                   .indexer = IndexerRule::kExecuted},
+                   .indexer = IndexerRule::kExecuted,
+                   .compressed_pairs = CompressedPairsRule::kMegatron,
+                   .compressed_indexer = CompressedIndexerRule::kMegatron,
+                   .kda_gates_as_k3 = true,
+                   .hyper_connections = HyperConnectionRule::kNotCounted,
+                   .ngram_memory = false},
        bridge_cannot_express, nullptr, nullptr},
-      {Framework::kMaxText, "maxtext", "MaxText",
-       Conventions{.causal = PairRule::kHalfSquare,
-                   .windows = WindowRule::kArea,
-                   .router = true,
-                   .mtp = MtpRule::kLayersOnly,
-                   .mtp_layer = MtpLayerRule::kLastDecoderLayer,
-                   .dsa_core = DsaCoreRule::kExpandedArea,
-                   .indexer = IndexerRule::kTrainedFully,
-                   .output_gate = false,
-                   .norms = false},
-       maxtext_cannot_express, nullptr, maxtext_recipe},
+      {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
+       maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
        Conventions{.causal = PairRule::kAll,
                    .windows = WindowRule::kAsCausal,
@@ -274,14 +370,12 @@ const FrameworkDefinition& definition(Framework framework) {
 // Whether compare models how the frameworks' functions count a layer type
 // (convention_count.cc): one it does not makes every framework's count unknown.
 bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(
-      Overloaded{
-          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet> auto&) { return true; },
-          [](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) {
-            return false;
-          },
-      },
-      mixer);
+  return std::visit(Overloaded{
+                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
+                                       CompressedSparseAttention> auto&) { return true; },
+                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) { return false; },
+                    },
+                    mixer);
 }
 bool frameworks_modelled(const ChannelMixer& channel_mixer) {
   return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);
@@ -301,7 +395,7 @@ std::string unmodelled_layer_kind(const Model& model) {
   });
   if (kind.empty()) return "";
   return "the model has " + kind +
-         " layers; compare models the frameworks' counts of GQA, MLA, DSA and gated delta net layers only";
+         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and gated delta net layers only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -347,12 +441,18 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "mtp_layer_kind";
     case ConventionKind::kDsaCore: return "dsa_core";
     case ConventionKind::kDsaIndexer: return "dsa_indexer";
+    case ConventionKind::kCompressedPairs: return "compressed_pairs";
+    case ConventionKind::kCompressedIndexer: return "compressed_indexer";
     case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
     case ConventionKind::kOutputGate: return "output_gate";
+    case ConventionKind::kMlaOutputGate: return "mla_output_gate";
+    case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
     case ConventionKind::kQuickGeglu: return "quick_geglu";
     case ConventionKind::kSmallParameters: return "small_parameters";
+    case ConventionKind::kHyperConnections: return "hyper_connections";
+    case ConventionKind::kNgramMemory: return "ngram_memory";
   }
   return "";
 }
@@ -366,12 +466,18 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kMtpLayerKind: return "MTP layer kind";
     case ConventionKind::kDsaCore: return "DSA core";
     case ConventionKind::kDsaIndexer: return "DSA indexer";
+    case ConventionKind::kCompressedPairs: return "V4 attention pairs";
+    case ConventionKind::kCompressedIndexer: return "V4 CSA indexer";
     case ConventionKind::kLinearAttentionCore: return "linear attention core";
     case ConventionKind::kOutputGate: return "attention output gate";
+    case ConventionKind::kMlaOutputGate: return "MLA output gate";
+    case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
     case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";
     case ConventionKind::kSmallParameters: return "norms, biases in 6N";
+    case ConventionKind::kHyperConnections: return "hyper-connections";
+    case ConventionKind::kNgramMemory: return "n-gram memory";
   }
   return "";
 }

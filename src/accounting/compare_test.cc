@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+
+#include "trainflops/count.h"
 
 namespace trainflops {
 namespace {
@@ -297,6 +300,75 @@ TEST(CompareTest, QuickGegluAndLatentExperts) {
   EXPECT_TRUE(c.value().frameworks[static_cast<std::size_t>(Framework::kMegatronBridge)].flops.has_value());
 }
 
+// DeepSeek-V4: a window, a CSA and an HCA layer over MoE, manifold
+// hyper-connections over 2 streams, one MTP depth attending a window.
+constexpr std::int64_t kV4Heads = 2, kV4Dim = 8, kV4QLora = 4, kV4Groups = 2, kV4OLora = 4, kV4Window = 3;
+constexpr std::int64_t kV4IndexerHeads = 2, kV4IndexerDim = 4, kV4Topk = 2, kStreams = 2;
+
+Layer v4_layer(CompressedSparseAttention::Kind kind) {
+  return Layer{Mixer{CompressedSparseAttention{kind, kV4Heads, kV4Dim, kV4QLora, kV4Groups, kV4OLora, kV4Window,
+                                               kV4IndexerHeads, kV4IndexerDim, kV4Topk}},
+               ChannelMixer{moe(kExpertFfn)}};
+}
+
+Model v4_model() {
+  using Kind = CompressedSparseAttention::Kind;
+  Model model =
+      model_of({v4_layer(Kind::kWindow), v4_layer(Kind::kCsa), v4_layer(Kind::kHca)}, {{v4_layer(Kind::kWindow)}});
+  model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, kStreams, 0};
+  return model;
+}
+
+TEST(CompareTest, DeepSeekV4ByEachFrameworksRule) {
+  constexpr Int128 l = 40;  // 4 divides it: MaxText's CSA mask ratio is Megatron-LM's band
+  const auto got = numbers(v4_model(), l);
+  // Megatron-LM's dev branch and Bridge: megatron mode, whose DeepSeek-V4
+  // terms tests/data/dsv4.jsonl ties to Megatron-LM's own function.
+  Model with_length = v4_model();
+  with_length.megatron_seq_length = static_cast<std::int64_t>(l);  // Megatron-LM reads the selected entries from it
+  const Result<Report> counted = count(with_length, PackedDocuments{{static_cast<std::int64_t>(l)}}, Mode::kMegatron);
+  ASSERT_TRUE(counted.ok()) << counted.error().message();
+  const Report& megatron = counted.value();
+  for (const char* name : {"megatron-lm-dsa-fix", "megatron-bridge"}) {
+    ASSERT_NE(got.at(name), -1) << name;
+    EXPECT_NEAR(to_double(got.at(name)), megatron.total.value, 1e-12 * megatron.total.value) << name;
+  }
+  for (const char* name : {"megatron-lm", "torchtitan", "nemo-rl", "nemo-automodel"}) {
+    EXPECT_EQ(got.at(name), -1) << name;
+  }
+  // MaxText's calculate_deepseek4_tflops_training_per_device, in multiply-adds
+  // (x 6 for a training step): no query/key norms, no MTP.
+  constexpr Int128 nd = kV4Heads * kV4Dim, nh = kStreams * kH;
+  constexpr Int128 projections = kV4QLora * (kH + nd) + kH * kV4Dim + nd * kV4OLora + kV4Groups * kV4OLora * kH;
+  // Per sublayer: the coefficients, the read, the write at one FLOP a product, the mixing.
+  constexpr Int128 hyper = 2 * (nh * (kStreams * kStreams + 2 * kStreams) + nh + nh / 2 + kStreams * nh);
+  constexpr Int128 moe_layer = kRouted + kShared + kRouter;
+  // The compressors (CSA's 2 dv wide, HCA's dv, each with a gate) and the indexer's projections, per token.
+  constexpr Int128 compressors = 4 * kH * kV4Dim + 2 * kH * kV4Dim;
+  constexpr Int128 indexer = 4 * kH * kV4IndexerDim + kV4QLora * kV4IndexerHeads * kV4IndexerDim + kH * kV4IndexerHeads;
+  const Int128 per_token = 3 * (projections + hyper + moe_layer) + compressors + indexer + kLogits;
+  // 2 nd per pair: L w - w^2/2 window pairs; CSA's L e - 2 e^2 selected entries
+  // and its indexer's scoring (nh hd) and head weighting (nh) over L^2/8; HCA's L^2/256.
+  const Int128 window = nd * (2 * l * kV4Window - kV4Window * kV4Window);
+  const Int128 e = std::min<Int128>(kV4Topk, l / 4);
+  const Int128 csa =
+      window + 2 * nd * (l * e - 2 * e * e) + (kV4IndexerHeads * kV4IndexerDim + kV4IndexerHeads) * l * l / 8;
+  const Int128 hca = window + 2 * nd * l * l / 256;
+  expect_flops(got, "maxtext", 6 * (l * per_token + window + csa + hca));
+
+  const Comparison c = compare_frameworks(v4_model(), 40, 1).value();
+  const FrameworkCount& maxtext = c.frameworks[static_cast<std::size_t>(Framework::kMaxText)];
+  std::vector<std::string> names;
+  for (const ConventionDifference& d : maxtext.differences) names.push_back(std::string(convention_name(d.kind)));
+  EXPECT_EQ(names, (std::vector<std::string>{"moe_router", "mtp", "compressed_pairs", "compressed_indexer", "norms",
+                                             "hyper_connections"}));
+  ASSERT_EQ(maxtext.recipe_differences.size(), 1u);
+  EXPECT_NE(maxtext.recipe_differences[0].find("deepseek4-284b.yml"), std::string::npos);
+  EXPECT_EQ(c.frameworks[static_cast<std::size_t>(Framework::kMegatronMain)].reason,
+            "DeepSeek-V4 attention (dsv4_hybrid) is not on Megatron-LM's main branch; its dev branch counts it (the "
+            "DSA fix row)");
+}
+
 TEST(CompareTest, DifferencesAreNamedAndOnlyNonZero) {
   const Result<Comparison> c = compare_frameworks(windowed_moe_model(), 7, 3);
   ASSERT_TRUE(c.ok());
@@ -326,8 +398,8 @@ TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
     EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
     if (!trainflops) {
       EXPECT_EQ(f.reason,
-                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA and gated delta "
-                "net layers only");
+                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and "
+                "gated delta net layers only");
     }
   }
   Model overflow = windowed_moe_model();

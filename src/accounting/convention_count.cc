@@ -12,20 +12,32 @@
 namespace trainflops {
 namespace {
 
+// A statistic's value, doubled, as a fraction: some frameworks charge L^2/2r
+// compressed entries or other fractional counts (denominator > 0).
+struct Doubled {
+  Doubled(Int128 value) : numerator(value) {}  // NOLINT(google-explicit-constructor): most values are whole
+  Doubled(Int128 n, Int128 d) : numerator(n), denominator(d) {}
+  Int128 numerator;
+  Int128 denominator = 1;
+};
+
 // Sums of forward_flops * executions * (twice the statistic), so that the
-// half pairs of L^2/2 stay integers; halved once at the end.
+// half pairs of L^2/2 stay integers; halved once at the end. A fractional
+// statistic's product is rounded to the nearest unit.
 class DoubledSum {
  public:
   explicit DoubledSum(std::int64_t length) : length_(length) {}
 
   // Adds `terms` with `value` giving each statistic, doubled.
-  void add(const Terms& terms, const std::function<std::optional<Int128>(const Statistic&)>& value) {
+  void add(const Terms& terms, const std::function<std::optional<Doubled>(const Statistic&)>& value) {
     for (const Term& term : terms) {
-      const std::optional<Int128> doubled = value(term.per);
+      const std::optional<Doubled> doubled = value(term.per);
       const auto cost = checked_mul(term.forward_flops, term.executions);
-      const auto product = doubled && cost ? checked_mul(*cost, *doubled) : std::nullopt;
+      const auto product = doubled && cost ? checked_mul(*cost, doubled->numerator) : std::nullopt;
       if (product) {
-        add_doubled(*product / term.divisor);
+        // A fractional statistic's share rounded to the nearest unit.
+        const Int128 d = doubled->denominator;
+        add_doubled((*product / term.divisor + d / 2) / d);
       } else {
         overflow_ = true;
       }
@@ -56,6 +68,29 @@ class DoubledSum {
   std::optional<Int128> area(std::int64_t span) const {
     const Int128 l = length_, e = std::min<Int128>(span, l);
     return 2 * l * e - e * e;
+  }
+
+  // Twice L w - w^2/2: a window's band with its triangle taken as w^2/2, w not capped at L.
+  Int128 uncapped_area(std::int64_t window) const {
+    const Int128 l = length_, w = window;
+    return 2 * l * w - w * w;
+  }
+
+  // Twice L^2/2r: every query sees L/r entries of an r-times compressed cache, halved for causality.
+  Doubled half_square_over(std::int64_t ratio) const { return {Int128{length_} * length_, ratio}; }
+
+  // Twice L e - r e^2/2, e = min(k, floor(L/r)): Megatron-LM's selected compressed entries.
+  Int128 selected_area(std::int64_t topk, std::int64_t ratio) const {
+    const Int128 l = length_, e = std::min<Int128>(topk, l / ratio);
+    return 2 * l * e - ratio * e * e;
+  }
+
+  // Twice L^2/r (e/T - e^2/2T^2), T = floor(L/r), e = min(k, T): MaxText's
+  // selected compressed entries (its indexer mask ratio over a T x T grid).
+  Doubled selected_ratio(std::int64_t topk, std::int64_t ratio) const {
+    const Int128 l = length_, t = l / ratio, e = std::min<Int128>(topk, t);
+    if (t == 0) return 0;
+    return {l * l * e * (2 * t - e), ratio * t * t};
   }
 
   // Adds `copies` times a sum add() gave before (a repeated layer's).
@@ -122,7 +157,9 @@ void add_gqa(const GqaAttention& attention, std::int64_t h, const Conventions& c
 }
 
 void add_mla(const MlaAttention& attention, std::int64_t h, const Conventions& c, DoubledSum& sum) {
-  sum.add(mla_attention_terms(attention, h, projections_mode(c)), [&](const Statistic& s) {
+  MlaAttention charged = attention;
+  charged.output_gate = attention.output_gate && c.mla_output_gate;
+  sum.add(mla_attention_terms(charged, h, projections_mode(c)), [&](const Statistic& s) {
     return s.kind == StatisticKind::kCausalPairs ? sum.causal(c.causal) : sum.exact(s);
   });
 }
@@ -131,7 +168,9 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
   if (c.dsa_core == DsaCoreRule::kDenseMla) {
     add_mla(attention.mla, h, c, sum);
   } else {
-    sum.add(select(mla_attention_terms(attention.mla, h, projections_mode(c)),
+    MlaAttention charged = attention.mla;
+    charged.output_gate = attention.mla.output_gate && c.mla_output_gate;
+    sum.add(select(mla_attention_terms(charged, h, projections_mode(c)),
                    [](Component k) { return k == Component::kAttentionProjections; }),
             [&](const Statistic& s) { return sum.exact(s); });
     const bool expanded = c.dsa_core == DsaCoreRule::kExpandedExact || c.dsa_core == DsaCoreRule::kExpandedArea ||
@@ -183,24 +222,69 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
       });
 }
 
+// DeepSeek-V4 attention: its projections, compressors and indexer
+// projections as model mode counts them (norms by `c.norms`), its window,
+// compressed and selected entries by `c.compressed_pairs`, its indexer's
+// scoring by `c.compressed_indexer`.
+void add_compressed(const CompressedSparseAttention& attention, std::int64_t h, const Conventions& c, DoubledSum& sum) {
+  const auto pairs = [&](const Statistic& s) -> std::optional<Doubled> {
+    switch (c.compressed_pairs) {
+      case CompressedPairsRule::kExact: break;
+      case CompressedPairsRule::kMegatron:
+        if (s.kind == StatisticKind::kWindowPairs) return 2 * Int128{sum.length()} * s.pool;
+        if (s.kind == StatisticKind::kCompressedEntries) return sum.half_square_over(s.pool);
+        if (s.kind == StatisticKind::kSelectedCompressed) return sum.selected_area(s.topk, s.pool);
+        break;
+      case CompressedPairsRule::kMaxText:
+        if (s.kind == StatisticKind::kWindowPairs) return sum.uncapped_area(s.pool);
+        if (s.kind == StatisticKind::kCompressedEntries) return sum.half_square_over(s.pool);
+        if (s.kind == StatisticKind::kSelectedCompressed) return sum.selected_ratio(s.topk, s.pool);
+        break;
+    }
+    return sum.exact(s);
+  };
+  const auto scoring = [&](const Statistic& s) -> std::optional<Doubled> {
+    switch (c.compressed_indexer) {
+      case CompressedIndexerRule::kExact: return sum.exact(s);
+      case CompressedIndexerRule::kMegatron: return sum.half_square_over(s.pool);
+      case CompressedIndexerRule::kMaxText: return Doubled{Int128{sum.length()} * sum.length(), 2 * Int128{s.pool}};
+    }
+    return std::nullopt;
+  };
+  const Terms terms = compressed_sparse_attention_terms(attention, h, projections_mode(c));
+  sum.add(select(terms, [](Component k) { return k != Component::kIndexerScoring; }), pairs);
+  const Terms indexer = select(terms, [](Component k) { return k == Component::kIndexerScoring; });
+  sum.add(indexer, scoring);
+  if (c.compressed_indexer == CompressedIndexerRule::kMaxText && !indexer.empty()) {
+    // The head weighting: one weight per indexer head and entry, over L^2/2r entries.
+    sum.add({trained_gemm(Component::kIndexerScoring, indexer.front().per, attention.indexer_num_heads)},
+            [&](const Statistic& s) { return sum.half_square_over(s.pool); });
+  }
+}
+
 void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  std::visit(
-      Overloaded{
-          [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
-          [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
-          [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
-          [&](const GatedDeltaNet& g) {
-            Terms terms = gated_delta_net_terms(g, h);
-            if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
-            sum.add(terms, exact);
-          },
-          // No framework's choice changes these but whether norms count.
-          [&](const OneOf<CompressedSparseAttention, Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
-            sum.add(terms_of(other, h, projections_mode(c)), exact);
-          },
-      },
-      mixer);
+  std::visit(Overloaded{
+                 [&](const GqaAttention& a) { add_gqa(a, h, c, sum); },
+                 [&](const MlaAttention& a) { add_mla(a, h, c, sum); },
+                 [&](const DsaAttention& a) { add_dsa(a, h, c, sum); },
+                 [&](const CompressedSparseAttention& a) { add_compressed(a, h, c, sum); },
+                 [&](const GatedDeltaNet& g) {
+                   Terms terms = gated_delta_net_terms(g, h);
+                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
+                   sum.add(terms, exact);
+                 },
+                 [&](const KimiDeltaAttention& k) {
+                   Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
+                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
+                   sum.add(terms, exact);
+                 },
+                 // No framework's choice changes these but whether norms count.
+                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
+                   sum.add(terms_of(other, h, projections_mode(c)), exact);
+                 },
+             },
+             mixer);
 }
 
 void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const Conventions& c, DoubledSum& sum) {
@@ -257,6 +341,17 @@ void add_small_parameters(const Layer& layer, const Model& model, DoubledSum& su
 // `moe`: the MoE layer dense layers are charged as, or null.
 void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Conventions& c, DoubledSum& sum) {
   if (c.small_parameters) add_small_parameters(layer, model, sum);
+  const auto exact = [&](const Statistic& s) { return sum.exact(s); };
+  if (layer.ngram_memory && c.ngram_memory) sum.add(terms_of(*layer.ngram_memory, model.hidden_size, kModelMode), exact);
+  if (model.hyper_connections && c.hyper_connections != HyperConnectionRule::kNotCounted) {
+    const std::int64_t sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    Terms terms = hyper_connection_terms(*model.hyper_connections, sublayers, model.hidden_size, kModelMode);
+    if (c.hyper_connections == HyperConnectionRule::kMaxText && !terms.empty()) {
+      // The write adds the output to each stream: n h products, one FLOP each.
+      terms.front().forward_flops -= Int128{sublayers} * model.hyper_connections->streams * model.hidden_size;
+    }
+    sum.add(terms, exact);
+  }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
   if (moe && std::holds_alternative<DenseMlp>(*layer.channel_mixer)) {
@@ -305,12 +400,18 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kMtpLayerKind: to.mtp_layer = from.mtp_layer; return;
     case ConventionKind::kDsaCore: to.dsa_core = from.dsa_core; return;
     case ConventionKind::kDsaIndexer: to.indexer = from.indexer; return;
+    case ConventionKind::kCompressedPairs: to.compressed_pairs = from.compressed_pairs; return;
+    case ConventionKind::kCompressedIndexer: to.compressed_indexer = from.compressed_indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
+    case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
+    case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
     case ConventionKind::kSmallParameters: to.small_parameters = from.small_parameters; return;
+    case ConventionKind::kHyperConnections: to.hyper_connections = from.hyper_connections; return;
+    case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
   }
 }
 
@@ -361,12 +462,36 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case IndexerRule::kNone: return "not counted";
       }
       break;
+    case ConventionKind::kCompressedPairs:
+      switch (c.compressed_pairs) {
+        case CompressedPairsRule::kExact: return "exact entries";
+        case CompressedPairsRule::kMegatron: return "window Lw, HCA L^2/256, CSA Le - 2e^2";
+        case CompressedPairsRule::kMaxText: return "window Lw - w^2/2, HCA L^2/256, mask ratio";
+      }
+      break;
+    case ConventionKind::kCompressedIndexer:
+      switch (c.compressed_indexer) {
+        case CompressedIndexerRule::kExact: return "exact entries";
+        case CompressedIndexerRule::kMegatron: return "L^2/8 entries";
+        case CompressedIndexerRule::kMaxText: return "half scoring, head weighting, L^2/8";
+      }
+      break;
     case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
+    case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
+    case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";
     case ConventionKind::kSmallParameters: return c.small_parameters ? "6 per parameter per token" : "not counted";
+    case ConventionKind::kHyperConnections:
+      switch (c.hyper_connections) {
+        case HyperConnectionRule::kCounted: return "counted";
+        case HyperConnectionRule::kNotCounted: return "not counted";
+        case HyperConnectionRule::kMaxText: return "write 1 FLOP per product, no head read";
+      }
+      break;
+    case ConventionKind::kNgramMemory: return c.ngram_memory ? "counted" : "not counted";
   }
   return "";
 }
@@ -376,12 +501,19 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   const Moe* moe = c.dense_layers_as_moe ? first_moe(model) : nullptr;
   add_layers(model.layers, model, moe, c, sum, [](const Layer& layer) { return layer; });
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
+  // Each output head's final read of the residual streams.
+  const auto add_head = [&] {
+    if (model.hyper_connections && c.hyper_connections == HyperConnectionRule::kCounted) {
+      sum.add({hyper_connection_head_term(*model.hyper_connections, model.hidden_size)}, tokens);
+    }
+  };
   if (c.mtp != MtpRule::kOff) {
     for (const LayerStack& depth : model.mtp_depths) {
       add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
       if (c.mtp == MtpRule::kFull) {
         sum.add({mtp_projection_term(model.hidden_size, projections_mode(c))}, tokens);
         sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
+        add_head();
       }
     }
   }
@@ -390,6 +522,7 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
     const bool layer_norm = model.parameter_layout.normalization == ParameterLayout::Normalization::kLayerNorm;
     sum.add({trained_gemm(Component::kLogits, kTokens, Int128{model.hidden_size} * (layer_norm ? 2 : 1))}, tokens);
   }
+  add_head();
   if (sum.overflowed()) {
     return Error(ErrorCode::kOverflow,
                  "the FLOPs of one sequence of " + std::to_string(seq_length) + " tokens do not fit in 128 bits");

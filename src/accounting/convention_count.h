@@ -58,6 +58,29 @@ enum class IndexerRule {
   kNone,                // not counted
 };
 
+// How DeepSeek-V4 attention (CompressedSparseAttention) charges its window,
+// its compressed entries (HCA) and its selected entries (CSA), in one
+// sequence of L tokens.
+enum class CompressedPairsRule {
+  kExact,     // sum_i min(i, w); sum_i floor(i/r); sum_i min(k, floor(i/r))
+  kMegatron,  // L w; L^2/2r; L e - r e^2/2 with e = min(k, floor(L/r))
+  kMaxText,   // L w - w^2/2; L^2/2r; L^2/r (e/T - e^2/2T^2) with T = floor(L/r), e = min(k, T)
+};
+
+// How DeepSeek-V4's CSA indexer charges its scoring.
+enum class CompressedIndexerRule {
+  kExact,     // 2 nh hd per entry over sum_i floor(i/r)
+  kMegatron,  // 2 nh hd per entry over L^2/2r
+  kMaxText,   // nh hd per entry over L^2/2r, and the head weighting (nh per entry)
+};
+
+// What hyper-connections are charged.
+enum class HyperConnectionRule {
+  kCounted,     // as model mode counts them
+  kNotCounted,  // left out
+  kMaxText,     // the write one FLOP per product, not a multiply-add; no read before the head
+};
+
 // One choice per convention: what a framework's FLOPs function does.
 struct Conventions {
   PairRule causal = PairRule::kExact;
@@ -67,6 +90,8 @@ struct Conventions {
   MtpLayerRule mtp_layer = MtpLayerRule::kAsDescribed;
   DsaCoreRule dsa_core = DsaCoreRule::kExpandedExact;
   IndexerRule indexer = IndexerRule::kModel;
+  CompressedPairsRule compressed_pairs = CompressedPairsRule::kExact;
+  CompressedIndexerRule compressed_indexer = CompressedIndexerRule::kExact;
   bool linear_core = true;
   bool output_gate = true;
   bool norms = true;
@@ -79,10 +104,19 @@ struct Conventions {
   // the MLA LoRA norms the `norms` choice charges: torchtitan's 6 N counts
   // every parameter but the embedding.
   bool small_parameters = false;
+  // Kimi K3's MLA output gate: no framework's function counts it.
+  bool mla_output_gate = false;
+  // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
+  // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
+  bool kda_gates_as_k3 = false;
+  // The residual-stream machinery: counted as model mode does, left out, or
+  // (hyper-connections) counted as a framework's function does.
+  HyperConnectionRule hyper_connections = HyperConnectionRule::kCounted;
+  bool ngram_memory = true;
 };
 
 // trainflops' model mode: every reconciliation starts from it.
-constexpr Conventions kModelConventions{};
+constexpr Conventions kModelConventions{.mla_output_gate = true};
 
 // Sets `kind` in `to` to `from`'s choice.
 void take_choice(ConventionKind kind, const Conventions& from, Conventions& to);

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "accounting/layer_terms.h"
 #include "accounting/statistic_sums.h"
 #include "model/workload_offsets.h"
 #include "trainflops/layer_flops.h"
@@ -95,6 +96,9 @@ bool selectively_recomputed(Component component) {
     case Component::kMamba:
     case Component::kGatedDeltaNet:
     case Component::kGatedDeltaProduct:
+    case Component::kKimiDeltaAttention:
+    case Component::kHyperConnections:
+    case Component::kNgramMemory:
     case Component::kMtp:
     case Component::kLogits: return false;
   }
@@ -118,6 +122,9 @@ void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
     }
   }
 }
+
+// A layer's sublayers that hyper-connections wrap: its mixer, its channel mixer.
+std::int64_t sublayers(const Layer& layer) { return (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0); }
 
 // A part of a count: a distinct layer of a stack, an MTP depth's projection,
 // or the output layer.
@@ -153,7 +160,11 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
     const std::size_t first_part = counted.parts.size();
     for (std::size_t i = 0; i < stack.distinct().size(); ++i) {
       const std::size_t first = counted.terms.size();
-      append_layer_terms(stack.distinct()[i], h, convention, counted.terms);
+      const Layer& layer = stack.distinct()[i];
+      append_layer_terms(layer, h, convention, counted.terms);
+      if (model.hyper_connections) {
+        append_terms(*model.hyper_connections, sublayers(layer), h, convention, counted.terms);
+      }
       add_recomputed_forwards(std::span(counted.terms).subspan(first), recompute);
       counted.parts.push_back({first, counted.terms.size() - first, 0, &stack, i, depth});
     }
@@ -168,7 +179,13 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
     if (!omits_mtp_projection(convention)) add_term(mtp_projection_term(h, convention), 1, d);
     add_stack(model.mtp_depths[d - 1], d);
   }
-  add_term(logits_term(h, model.vocab_size), model.mtp_depths.size() + 1, 0);
+  const std::size_t heads = model.mtp_depths.size() + 1;
+  add_term(logits_term(h, model.vocab_size), heads, 0);
+  // Each head's final read of the residual streams belongs to its output layer.
+  if (model.hyper_connections && is_exact(convention)) {
+    counted.parts.back().count += heads;
+    counted.terms.insert(counted.terms.end(), heads, hyper_connection_head_term(*model.hyper_connections, h));
+  }
 }
 
 // The name of a part's row, or of its stack's rows before their numbers:

@@ -480,6 +480,8 @@ TEST(CountTest, Errors) {
   bad_groups.layers.set(0, bad_layer);
   Model huge = model;
   huge.hidden_size = std::int64_t{1} << 40;
+  Model bad_kda = model;
+  bad_kda.layers.set(0, Layer{KimiDeltaAttention{4, 8, 4, 8, 0}, std::nullopt});
   Model bad_mtp = model;
   Layer bad_mtp_layer = model.layers[0];
   bad_mtp_layer.channel_mixer = DenseMlp{-5};
@@ -500,6 +502,8 @@ TEST(CountTest, Errors) {
       {"no layers", no_layers, Bshd{1, 16}, Mode::kModel, "layers: must hold at least one layer"},
       {"groups", bad_groups, Bshd{1, 16}, Mode::kModel,
        "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
+      {"kda output gate rank", bad_kda, Bshd{1, 16}, Mode::kModel,
+       "layers[0].mixer.output_gate_rank = 0: must be a positive integer"},
       {"MTP layer", bad_mtp, Bshd{1, 16}, Mode::kModel,
        "mtp_depths[1][1].channel_mixer.ffn_hidden_size = -5: must be a positive integer"},
       {"size cap", huge, Bshd{1, 16}, Mode::kModel, "hidden_size = 1099511627776: must be at most 2147483647"},

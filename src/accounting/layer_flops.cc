@@ -38,6 +38,7 @@ Terms channel_mixer_terms(const ChannelMixer& channel_mixer, std::int64_t hidden
 }
 
 void append_layer_terms(const Layer& layer, std::int64_t hidden_size, Convention convention, Terms& terms) {
+  if (layer.ngram_memory) append_terms(*layer.ngram_memory, hidden_size, convention, terms);
   if (layer.mixer) append_variant_terms(*layer.mixer, hidden_size, convention, terms);
   if (layer.channel_mixer) append_variant_terms(*layer.channel_mixer, hidden_size, convention, terms);
 }

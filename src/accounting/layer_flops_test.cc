@@ -67,6 +67,31 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       {"mla without q lora",
        mla_attention_terms(MlaAttention{2, std::nullopt, 3, 5, 2, 6}, 16, Convention{Mode::kModel}),
        {{kProj, kTokens, 1130, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // Kimi K3's output gate adds h*n*v = 16*2*6 = 192: 657 FMAs. Megatron-LM has no MLA gate.
+      {"mla with output gate",
+       mla_attention_terms(MlaAttention{2, 4, 3, 5, 2, 6, true}, 16, Convention{Mode::kModel}),
+       {{kProj, kTokens, 1314, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // Executed mode drops the two LoRA norms' 4 + 3 FMAs, not the gate: 650 FMAs.
+      {"mla with output gate, executed",
+       mla_attention_terms(MlaAttention{2, 4, 3, 5, 2, 6, true}, 16, Convention{Mode::kExecuted}),
+       {{kProj, kTokens, 1300, 1}, {kCore, kCausalPairs, 52, 1}}},
+      {"mla with output gate, megatron",
+       mla_attention_terms(MlaAttention{2, 4, 3, 5, 2, 6, true}, 16, Convention{Mode::kMegatron}),
+       {{kProj, kTokens, 930, 1}, {kCore, kCausalPairs, 52, 1}}},
+      // h=8, 2 heads of 3 (P = 6), conv 4, forget gate rank 3, full-rank output gate:
+      // q, k, v, o 4*8*6 = 192; beta 8*2 = 16; forget 3(8 + 6) = 42; gate 8*6 = 48;
+      // conv 4*3*6 = 72; delta rule 4*2*9 = 72: 442 FMAs.
+      {"kda",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 3, std::nullopt}, 8, Convention{Mode::kModel}),
+       {{Component::kKimiDeltaAttention, kTokens, 884, 1}}},
+      // Low-rank gates of rank 2: forget 2(8 + 6) = 28, output 2(8 + 6) = 28: 408 FMAs.
+      {"kda with low-rank gates",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kExecuted}),
+       {{Component::kKimiDeltaAttention, kTokens, 816, 1}}},
+      // Megatron-Bridge charges Kimi K3's gates: forget rank head_dim 3, a full-rank output gate: 442 FMAs.
+      {"kda with low-rank gates, megatron",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kMegatron}),
+       {{Component::kKimiDeltaAttention, kTokens, 884, 1}}},
       // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
       // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
       {"gdn",

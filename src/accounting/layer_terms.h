@@ -2,7 +2,7 @@
 // attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
 // block_sparse_flops.cc (block-sparse GQA),
 // compressed_attention_flops.cc (DeepSeek-V4), linear_attention_flops.cc
-// (gated delta net and product), mamba_flops.cc, mlp_flops.cc (dense MLP,
+// (gated delta net and product, Kimi Delta Attention), mamba_flops.cc, mlp_flops.cc (dense MLP,
 // MoE). Each layer type has one append_terms() overload, which appends its
 // terms to a list (layer_flops.h's functions return the same terms as a new
 // list); layer_flops.cc visits Mixer and ChannelMixer onto these overloads,
@@ -38,9 +38,14 @@ void append_terms(const CompressedSparseAttention& attention, std::int64_t hidde
 void append_terms(const BlockSparseAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const KimiDeltaAttention& kda, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention, Terms& terms);
+// A layer's hyper-connections, around each of its `sublayers` (0 to 2).
+void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
+                  Terms& terms);
 
 // The terms append_terms() gives `part`, as a new list.
 template <typename LayerPart>

@@ -1,5 +1,7 @@
-// Linear attention with a delta-rule state: the gated delta net and the gated
-// delta product. Every convention counts them alike.
+// Linear attention with a delta-rule state: the gated delta net, the gated
+// delta product and Kimi Delta Attention. Every convention counts the first
+// two alike; megatron mode charges Kimi Delta Attention's gates as
+// Megatron-Bridge does.
 #include "accounting/layer_terms.h"
 
 namespace trainflops {
@@ -28,6 +30,18 @@ void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Conventi
                });
 }
 
+void append_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention, Terms& terms) {
+  const Int128 h = hidden_size, nh = k.num_heads, p = Int128{k.num_heads} * k.head_dim;
+  // Megatron-Bridge's function (Kimi K3's layer) charges a full-rank output
+  // gate and a forget gate of rank head_dim whatever the layer has.
+  const bool as_bridge = !is_exact(convention);
+  const Int128 output_gate = k.output_gate_rank && !as_bridge ? *k.output_gate_rank * (h + p) : h * p;
+  const Int128 forget_gate_rank = as_bridge ? k.head_dim : k.forget_gate_rank;
+  const Int128 projections = 4 * h * p + h * nh + forget_gate_rank * (h + p) + output_gate;
+  const Int128 conv = Int128{k.conv_kernel_dim} * 3 * p;
+  terms.push_back(trained_gemm(Component::kKimiDeltaAttention, kTokens, projections + conv + kimi_delta_rule_fmas(k)));
+}
+
 Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
   return terms_of(g, hidden_size, Convention{});
 }
@@ -35,6 +49,15 @@ Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& g) {
   // KK^T, VK^T, S(a(I - bKK^T)) and SQ.
   return 4 * Int128{g.num_value_heads} * g.value_head_dim * g.value_head_dim;
+}
+
+Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& k) {
+  // As the gated delta rule's, on num_heads states of head_dim x head_dim.
+  return 4 * Int128{k.num_heads} * k.head_dim * k.head_dim;
+}
+
+Terms kimi_delta_attention_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention) {
+  return terms_of(k, hidden_size, convention);
 }
 
 Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_size) {

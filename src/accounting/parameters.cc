@@ -20,6 +20,12 @@ class Parts {
     component_present_[static_cast<std::size_t>(component)] = true;
     add(component == Component::kMoeRouter ? ParameterKind::kRouter : ParameterKind::kWeight, total, active);
   }
+  // A table looked up, not multiplied: no token makes it active.
+  void table(Component component, Int128 total) {
+    add_to(components_[static_cast<std::size_t>(component)], total, 0);
+    component_present_[static_cast<std::size_t>(component)] = true;
+    add(ParameterKind::kLookupTable, total, 0);
+  }
   // A parameter that is no product's weight.
   void add(ParameterKind kind, Int128 total) { add(kind, total, total); }
   void add(ParameterKind kind, Int128 total, Int128 active) {
@@ -76,6 +82,7 @@ class Parts {
 struct Context {
   Int128 h;
   const ParameterLayout& layout;
+  std::optional<HyperConnections> hyper_connections;
 
   // The parameters of one norm over `width` elements.
   Int128 norm(Int128 width) const {
@@ -111,7 +118,8 @@ void add_mla(Parts& p, const MlaAttention& a, const Context& c) {
   const Int128 kv_lora = a.kv_lora_rank;
   const Int128 query = a.q_lora_rank ? h * *a.q_lora_rank + *a.q_lora_rank * n * (qk + rope) : h * n * (qk + rope);
   const Int128 key_value = h * (kv_lora + rope) + kv_lora * n * (qk + v);
-  p.weight(Component::kAttentionProjections, query + key_value + n * v * h);
+  const Int128 gate = a.output_gate ? h * n * v : 0;  // Kimi K3's output gate
+  p.weight(Component::kAttentionProjections, query + key_value + n * v * h + gate);
   // The LoRA norms: the queries' latent (when there is one) and the keys' and values'.
   p.add(ParameterKind::kNorm, c.norm((a.q_lora_rank ? *a.q_lora_rank : 0) + kv_lora));
   if (c.layout.linear_biases) {
@@ -180,6 +188,17 @@ void add_mixer(Parts& p, const GatedDeltaProduct& g, const Context& c) {
   p.weight(Component::kGatedDeltaProduct, h * in + 4 * conv_channels + d * h);
 }
 
+void add_mixer(Parts& p, const KimiDeltaAttention& k, const Context& c) {
+  const Int128 h = c.h, p_width = Int128{k.num_heads} * k.head_dim;
+  const Int128 output_gate = k.output_gate_rank ? *k.output_gate_rank * (h + p_width) : h * p_width;
+  p.weight(Component::kKimiDeltaAttention, 4 * h * p_width + h * k.num_heads +
+                                               Int128{k.forget_gate_rank} * (h + p_width) + output_gate +
+                                               Int128{k.conv_kernel_dim} * 3 * p_width);
+  // A per head and the forget gate's bias per channel; the gated output norm, shared by the heads.
+  p.add(ParameterKind::kPerHeadScalar, k.num_heads + p_width);
+  p.add(ParameterKind::kNorm, k.head_dim);
+}
+
 // --- channel mixers ---------------------------------------------------------
 
 // One MLP's biases: its input projection's (twice the width when gated) and its output's.
@@ -212,8 +231,29 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
 }
 
+// The weights of one sublayer's hyper-connections, or of a head's final read.
+Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head) {
+  const Int128 n = hc.streams, nh = n * h;
+  switch (hc.variant) {
+    case HyperConnections::Variant::kManifold: return head ? nh * n : nh * (n * n + 2 * n);
+    case HyperConnections::Variant::kGatedResidual: return 2 * nh * hc.rank + (head ? 0 : nh * n);
+  }
+  return 0;
+}
+
+void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {
+  p.weight(Component::kNgramMemory,
+           Int128{m.embed_dim} * (m.streams * h + h) + Int128{m.conv_kernel} * m.streams * h);
+  p.table(Component::kNgramMemory, m.table_parameters);
+}
+
 Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Context& c) {
   Parts p;
+  if (layer.ngram_memory) add_ngram_memory(p, *layer.ngram_memory, c.h);
+  if (c.hyper_connections) {
+    const int sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    p.weight(Component::kHyperConnections, sublayers * hyper_connection_weights(*c.hyper_connections, c.h, false));
+  }
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
   // type without one does not compile. Each sublayer has its own input norm.
   if (layer.mixer) {
@@ -257,6 +297,7 @@ std::string_view parameter_kind_name(ParameterKind kind) {
     case ParameterKind::kPerHeadScalar: return "per_head_scalar";
     case ParameterKind::kExpertBias: return "expert_bias";
     case ParameterKind::kGate: return "gate";
+    case ParameterKind::kLookupTable: return "lookup_table";
   }
   return "unknown";
 }
@@ -303,7 +344,7 @@ namespace {
 // count_parameters(), with a row per layer when `rows`.
 Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  const Context c{model.hidden_size, model.parameter_layout};
+  const Context c{model.hidden_size, model.parameter_layout, model.hyper_connections};
   const Int128 h = c.h, table = h * model.vocab_size;
   const bool tied = model.parameter_layout.tied_embedding;
   ModelParameters out;
@@ -356,19 +397,27 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     // The 2h -> h projection, the norms of its two inputs (the embedding and
-    // the hidden state) and the depth's final norm.
+    // the hidden state) and the depth's final norm; the depth's head reads
+    // its residual streams as the main head does.
     Parts projection;
     projection.weight(Component::kMtp, 2 * h * h);
     projection.add(ParameterKind::kNorm, 3 * c.norm(h));
+    if (model.hyper_connections) {
+      projection.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
+    }
     all.add(projection);
     add_to(out.mtp, projection.sum());
     if (rows) out.layers.push_back({depth + ".projection", "projection", projection.sum()});
     TRAINFLOPS_RETURN_IF_ERROR(
         add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
   }
-  // The final norm and, unless it is the embedding table, the output layer.
+  // The final norm, the final read of the residual streams and, unless it is
+  // the embedding table, the output layer.
   Parts head;
   head.add(ParameterKind::kNorm, c.norm(h));
+  if (model.hyper_connections) {
+    head.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
+  }
   if (!tied) head.weight(Component::kLogits, table);
   all.add(head);
   out.output_layer = head.sum();
@@ -384,7 +433,8 @@ Result<ModelParameters> count_parameters(const Model& model) { return parameters
 
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts, layer_parts("layer", layer, Context{hidden_size, layout}));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts,
+                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt}));
   return parts.kinds();
 }
 

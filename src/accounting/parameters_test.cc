@@ -90,6 +90,17 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
       // q: 64 x 16 + 16 x 2 x 6; kv: 64 x 10 + 8 x 2 x 7; out: 2 x 3 x 64
       {"mla q lora", {mla(16), {}}, 1216 + 752 + 384, 1216 + 752 + 384},
       {"mla", {mla(std::nullopt), {}}, 768 + 752 + 384, 768 + 752 + 384},
+      // + the output gate: 64 x 2 x 3
+      {"mla output gate",
+       {MlaAttention{.num_heads = 2,
+                     .kv_lora_rank = 8,
+                     .qk_head_dim = 4,
+                     .qk_pos_emb_head_dim = 2,
+                     .v_head_dim = 3,
+                     .output_gate = true},
+        {}},
+       768 + 752 + 384 + 384,
+       768 + 752 + 384 + 384},
       // + indexer: 16 x 2 x 4 + 64 x 4 + 64 x 2
       {"dsa", {dsa(true, 1), {}}, 2352 + 512, 2352 + 512},
       {"dsa shared", {dsa(false, 1), {}}, 2352, 2352},
@@ -129,6 +140,19 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
        {GatedDeltaProduct{.inner_dim = 128, .num_heads = 4, .num_groups = 2, .state_dim = 8, .num_householder = 2}, {}},
        28416 + 1216 + 8192,
        28416 + 1216 + 8192},
+      // P = 4 x 8 = 32: q, k, v, o 4 x 64 x 32, beta 64 x 4, forget gate 8 x (64 + 32),
+      // output gate 64 x 32, convolutions 4 x 3 x 32
+      {"kda",
+       {KimiDeltaAttention{.num_heads = 4, .head_dim = 8, .conv_kernel_dim = 4, .forget_gate_rank = 8}, {}},
+       8192 + 256 + 768 + 2048 + 384,
+       8192 + 256 + 768 + 2048 + 384},
+      // a low-rank output gate: 16 x (64 + 32)
+      {"kda low-rank gate",
+       {KimiDeltaAttention{
+            .num_heads = 4, .head_dim = 8, .conv_kernel_dim = 4, .forget_gate_rank = 8, .output_gate_rank = 16},
+        {}},
+       8192 + 256 + 768 + 1536 + 384,
+       8192 + 256 + 768 + 1536 + 384},
       {"swiglu mlp", {{}, DenseMlp{.ffn_hidden_size = 96, .gated = true}}, 3 * 64 * 96, 3 * 64 * 96},
       {"mlp", {{}, DenseMlp{.ffn_hidden_size = 96}}, 2 * 64 * 96, 2 * 64 * 96},
       // experts 8 (2 active) x 3 x 64 x 32, shared 3 x 64 x 48, router 64 x 8
@@ -189,6 +213,12 @@ TEST(ParametersTest, EveryLayerTypeCountsItsOtherParameters) {
        {},
        64 + 160 + 12 + 128,
        64 + 160 + 12 + 128},
+      // A of 4 heads and the forget gate's bias of 32 channels, the output norm of 8
+      {"kda",
+       {KimiDeltaAttention{.num_heads = 4, .head_dim = 8, .conv_kernel_dim = 4, .forget_gate_rank = 8}, {}},
+       {},
+       64 + 36 + 8,
+       64 + 36 + 8},
       {"mlp", {{}, DenseMlp{.ffn_hidden_size = 96}}, {}, 64, 64},
       // biases: 2 x 96 + 64
       {"swiglu mlp biases", {{}, DenseMlp{.ffn_hidden_size = 96, .gated = true}}, {.linear_biases = true}, 64 + 256,

@@ -21,7 +21,8 @@ void make_attention_dense(Layer& layer) {
                  },
                  [](GqaAttention& gqa) { gqa.window = gqa.chunk = std::nullopt; },
                  // Already dense, or (DeepSeek-V4's attention) with no dense form that sweeps compare against.
-                 [](OneOf<MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct> auto&) {},
+                 [](OneOf<MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
+                          KimiDeltaAttention> auto&) {},
              },
              *layer.mixer);
 }

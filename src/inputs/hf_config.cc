@@ -85,6 +85,7 @@ constexpr Entry kImporters[] = {
     {"glm_moe_dsa", import_deepseek},
     {"gpt_oss", import_gpt_oss},
     {"kimi_k2", import_deepseek},
+    {"kimi_linear", import_kimi_linear},
     {"llama", import_transformer},
     {"llama4_text", import_llama4_text},
     {"minimax_m2", import_minimax_m2},

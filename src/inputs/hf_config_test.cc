@@ -414,10 +414,11 @@ TEST(HfConfigTest, ReleaseConfigsBecomeTheirLayers) {
       // 4 x 4096 x 128 + 1024 x 64 x 128 + 4096 x 64, its selected entries sum min(512, floor(i/4)) and
       // 2 x 64 x 128 per compressed entry sum floor(i/4); HCA the compressor 2 x 4096 x 512 and
       // sum floor(i/128) entries. 300 tokens; kinds [0, 0, (4, 128) x 20, 4] and the MTP layer's 0;
-      // + MTP projection + 2 logits heads.
+      // + MTP projection + 2 logits heads. mHC over hc_mult = 4 streams (nh = 16384): per sublayer
+      // 16384 x 24 + 2 x 16384 + 4 x 16384 = 491520, 2 per layer on 44 layers; per head 16384 x 4 + 16384.
       {"DeepSeek-V4-Flash", kDeepSeekV4Flash,
        "deepseek_v4: 43 layers (2 window+moe, 21 csa+moe, 20 hca+moe) + 1 MTP depth, hidden 4096, vocab 129280",
-       MegatronPath::kStandard, 300, "25904770203648",
+       MegatronPath::kStandard, 300, "25982921883648",
        [](const Model& m) {
          const auto& c = mixer<CompressedSparseAttention>(m.layers[2]);
          EXPECT_EQ(c.kind, CompressedSparseAttention::Kind::kCsa);
@@ -509,7 +510,7 @@ TEST(HfConfigTest, MatchesTheEquivalentMegatronArgs) {
          "csa_window_size": 128, "dsa_indexer_n_heads": 64, "dsa_indexer_head_dim": 128, "dsa_indexer_topk": 512,
          "num_experts": 256, "moe_layer_freq": 1, "moe_router_topk": 6, "moe_ffn_hidden_size": 2048,
          "moe_shared_expert_intermediate_size": 2048, "mtp_num_layers": 1, "swiglu": true,
-         "padded_vocab_size": 129280})"},
+         "padded_vocab_size": 129280, "enable_hyper_connections": true, "num_residual_streams": 4})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.release);
@@ -715,9 +716,8 @@ std::string with(const std::string& config, const std::string& key, const std::s
 TEST(HfConfigTest, Errors) {
   const std::string supported =
       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, glm4_moe_lite, "
-      "glm_moe_dsa, gpt_oss, kimi_k2, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, nemotron_h, qwen2, "
-      "qwen3, "
-      "qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next";
+      "glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, "
+      "nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next";
   const std::string tiny_glm = R"({"model_type": "glm_moe_dsa", "hidden_size": 64, "vocab_size": 100,
     "num_hidden_layers": 4, "num_attention_heads": 2, "q_lora_rank": 16, "kv_lora_rank": 8,
     "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 128,
@@ -934,7 +934,7 @@ TEST(HfConfigTest, ReadsFilesAndPrefixesErrorsWithThePath) {
   const Result<HfImport> absent = read_hf_import(dir + "_absent.json");
   ASSERT_FALSE(absent.ok());
   EXPECT_EQ(absent.error().message(), dir + "_absent.json: cannot open (No such file or directory)");
-  EXPECT_EQ(supported_hf_model_types().size(), 25u);
+  EXPECT_EQ(supported_hf_model_types().size(), 26u);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // DeepSeek's family: multi-latent attention with MoE (deepseek_v3, and
-// GLM-4.7-Flash's glm4_moe_lite), DeepSeek
-// Sparse Attention on it (deepseek_v32, glm_moe_dsa, with index sharing), and
-// DeepSeek-V4's compressed sparse attention (deepseek_v4).
+// GLM-4.7-Flash's glm4_moe_lite), DeepSeek Sparse Attention on it
+// (deepseek_v32, glm_moe_dsa, with index sharing), DeepSeek-V4's compressed
+// sparse attention (deepseek_v4), and Kimi Linear's Kimi Delta Attention
+// between MLA layers (kimi_linear, Kimi K3's text model).
 #include <algorithm>
 #include <string>
 
@@ -346,9 +347,12 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
     return config.invalid("first_k_dense_replace", *dense_layers, "must be 0: DeepSeek-V4 has no dense layers");
   }
   ignore_routing(config);
-  // The rope split of head_dim, hyper-connections (not counted: docs/accounting.md, 9, and
-  // Megatron-LM's count leave them out), and settings of numerics and routing.
-  config.ignore({"qk_rope_head_dim", "hc_mult", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
+  // Manifold-constrained hyper-connections over hc_mult residual streams.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> streams, config.optional_positive("hc_mult"));
+  if (streams) model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, *streams, 0};
+  // The rope split of head_dim, the Sinkhorn iterations and epsilon (no
+  // products), and settings of numerics and routing.
+  config.ignore({"qk_rope_head_dim", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
                  "num_hash_layers", "expert_dtype"});
 
   const auto layer = [&](Kind kind) {
@@ -360,6 +364,119 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
   for (std::int64_t d = 0; d < depths; ++d) {
     model.mtp_depths.push_back({layer(kinds[static_cast<std::size_t>(layers + d)])});
   }
+  return model;
+}
+
+namespace {
+
+// A list of 1-based layer numbers of linear_attn_config (`key`), each in [1, layers].
+Result<std::vector<bool>> numbered_layers(Fields& linear, std::string_view key, std::int64_t layers) {
+  const json* value = linear.get(key);
+  if (!value) return linear.missing(key, "for model_type \"" + linear.model_type() + "\"");
+  std::vector<bool> listed(static_cast<std::size_t>(layers));
+  if (!value->is_array()) return linear.invalid(key, *value, "must be a list of layer numbers");
+  for (const json& entry : *value) {
+    if (!entry.is_number_integer() || entry.get<std::int64_t>() < 1 || entry.get<std::int64_t>() > layers) {
+      return linear.invalid(key, *value,
+                            "must hold layer numbers from 1 to num_hidden_layers = " + std::to_string(layers) +
+                                " (they count from 1)");
+    }
+    listed[static_cast<std::size_t>(entry.get<std::int64_t>() - 1)] = true;
+  }
+  return listed;
+}
+
+// linear_attn_config: the Kimi Delta Attention layers and their sizes. The
+// gates' low ranks are head_dim (f_a_proj and g_a_proj: hidden -> head_dim);
+// use_full_rank_gate (Kimi K3) makes the output gate one hidden x P projection.
+Result<KimiDeltaAttention> kimi_delta_attention(Fields& linear) {
+  KimiDeltaAttention kda;
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.num_heads, linear.positive("num_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.head_dim, linear.positive("head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.conv_kernel_dim, linear.positive("short_conv_kernel_size"));
+  kda.forget_gate_rank = kda.head_dim;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool full_rank_gate, linear.flag("use_full_rank_gate"));
+  if (!full_rank_gate) kda.output_gate_rank = kda.head_dim;
+  // The forget gate's lower bound is a clamp, not a product.
+  linear.ignore({"gate_lower_bound"});
+  return kda;
+}
+
+}  // namespace
+
+Result<Model> import_kimi_linear(Fields& config, Notes& notes) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_hidden_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(MlaAttention mla, mla_attention(config));
+  TRAINFLOPS_ASSIGN_OR_RETURN(mla.output_gate, config.flag("mla_use_output_gate"));
+  // Whether the MLA layers rotate their rope dimensions changes no product.
+  config.ignore({"mla_use_nope", "mla_use_rope"});
+
+  const json* linear_config = config.get("linear_attn_config");
+  if (!linear_config) return config.missing("linear_attn_config", "for model_type \"" + config.model_type() + "\"");
+  TRAINFLOPS_ASSIGN_OR_RETURN(Fields linear,
+                              Fields::open(*linear_config, config.path_of("linear_attn_config"), config.model_type()));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const KimiDeltaAttention kda, kimi_delta_attention(linear));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> kda_layers, numbered_layers(linear, "kda_layers", layers));
+  if (linear.has("full_attn_layers")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> full, numbered_layers(linear, "full_attn_layers", layers));
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      if (full[i] == kda_layers[i]) {
+        return linear.invalid("full_attn_layers", *linear_config->find("full_attn_layers"),
+                              "with kda_layers must name every layer once; layer " + std::to_string(i + 1) +
+                                  (full[i] ? " is in both" : " is in neither"));
+      }
+    }
+  }
+  const Fields::Unread unread = linear.finish();
+  notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
+  notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
+
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe_layers, deepseek_moe_layers(config, layers));
+  Moe moe;
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.num_experts, config.positive("num_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, config.positive("num_experts_per_token"));
+  TRAINFLOPS_RETURN_IF_ERROR(check_topk(config, moe, "num_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size, config.positive("moe_intermediate_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t shared, config.non_negative("num_shared_experts"));
+  if (shared > 0) moe.shared_expert_ffn_hidden_size = shared * moe.expert_ffn_hidden_size;
+  // Kimi K3: the routed experts run in a latent space of this size.
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.latent_size, config.optional_positive("routed_expert_hidden_size"));
+  moe.gated = true;
+  std::optional<DenseMlp> dense;
+  if (std::find(moe_layers.begin(), moe_layers.end(), false) != moe_layers.end()) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("intermediate_size"));
+    dense = DenseMlp{ffn, /*gated=*/true};
+  } else {
+    config.ignore({"intermediate_size"});
+  }
+  // Routing, the latent experts' norm, the activation's shape and the context
+  // length: no products.
+  config.ignore({"moe_renormalize", "moe_router_activation_func", "routed_scaling_factor", "use_grouped_topk",
+                 "num_expert_group", "topk_group", "latent_moe_use_norm", "activation_situ_beta",
+                 "activation_situ_linear_beta", "model_max_length"});
+  // Kimi K3's attention residuals: per layer two hidden x 1 scores and a
+  // weighted sum over at most a block of earlier outputs, a few hidden
+  // multiply-adds per token next to the layer's millions; not counted.
+  if (config.has("attn_res_block_size")) {
+    config.get("attn_res_block_size");
+    notes.assumed.push_back(
+        "attn_res_block_size: Kimi K3's attention residuals (per-layer scores and weighted sums over earlier "
+        "layer outputs, a few hidden-size multiply-adds per token) are not counted");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
+
+  const auto layer = [&](bool is_kda, bool is_moe) {
+    Layer l;
+    l.mixer = is_kda ? Mixer{kda} : Mixer{mla};
+    l.channel_mixer = is_moe ? ChannelMixer{moe} : ChannelMixer{*dense};
+    return l;
+  };
+  for (std::size_t i = 0; i < moe_layers.size(); ++i) model.layers.push_back(layer(kda_layers[i], moe_layers[i]));
+  // Each MTP depth copies the last decoder layer's kinds.
+  for (std::int64_t d = 0; d < depths; ++d) model.mtp_depths.push_back({layer(kda_layers.back(), moe_layers.back())});
   return model;
 }
 

@@ -12,6 +12,7 @@
 
 #include "trainflops/count.h"
 #include "trainflops/hf_config.h"
+#include "base/input_file.h"
 #include "trainflops/int128.h"
 #include "trainflops/layer_flops.h"
 #include "trainflops/parameters.h"
@@ -347,6 +348,87 @@ TEST(HfModelTypesTest, Qwen35RefusesWhatItDoesNotCount) {
   }
 }
 
+// Kimi Linear 48B-A3B: Kimi Delta Attention on the 20 layers linear_attn_config
+// lists (1-based), MLA on the other 7; the first layer dense. Its parameters,
+// summed by hand from the release's sizes (h 2304, P = 32 x 128 = 4096):
+// MLA h 32 (128 + 64) + h (512 + 64) + 512 x 32 x 256 + 32 x 128 h = 29,114,368;
+// KDA 4 h P + 32 h + 2 x 128 (h + P) + 3 x 4 P = 39,554,304 (both gates of rank
+// head_dim); MoE 257 x 3 h 1024 + 256 h = 1,819,607,040 (active 9 x 3 h 1024 +
+// 256 h = 64,290,816); the dense layer 3 h 9216 = 63,700,992. The decoder:
+// 7 MLA + 20 KDA + 26 MoE + 1 dense = 48,367,484,928 weights (active
+// 2,729,263,104), the model card's 48B and 3B; with the norms and scalars,
+// 213,120 more: two RMSNorms of h per layer (124,416), the MLA layers' KV LoRA
+// norm (7 x 512), and per KDA layer A per head and the forget gate's bias per
+// channel (32 + 4096) and the gated output norm (128).
+TEST(HfModelTypesTest, KimiLinearCountsItsDeltaAttentionLayers) {
+  const Result<HfImport> import =
+      import_hf_config(read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/hf/kimi-linear-48b-a3b.json",
+                                       kMaxConfigFileBytes)
+                           .value());
+  ASSERT_TRUE(import.ok()) << import.error().message();
+  const Model& model = import.value().model;
+  EXPECT_TRUE(import.value().unknown.empty());
+  EXPECT_EQ(summarize(model),
+            "kimi_linear: 27 layers (1 kda+mlp, 19 kda+moe, 7 mla+moe), hidden 2304, vocab 163840");
+  // Layers 4, 8, ..., 24 and 27 (1-based) are MLA.
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const bool mla = (i + 1) % 4 == 0 || i + 1 == 27;
+    EXPECT_EQ(std::holds_alternative<MlaAttention>(*model.layers[i].mixer), mla) << i;
+  }
+  EXPECT_EQ(*model.layers[0].mixer, Mixer(KimiDeltaAttention{32, 128, 4, 128, 128}));
+  EXPECT_EQ(*model.layers[3].mixer, Mixer(MlaAttention{32, std::nullopt, 512, 128, 64, 128, false}));
+  const ModelParameters parameters = count_parameters(model).value();
+  EXPECT_EQ(to_decimal(parameters.decoder.total), "48367698048");
+  EXPECT_EQ(to_decimal(parameters.decoder.active), "2729476224");
+}
+
+// Kimi K3 wraps the same text model (model_type kimi_linear) in text_config,
+// with a full-rank KDA output gate, an MLA output gate and latent experts.
+TEST(HfModelTypesTest, KimiK3sTextModelHasItsGates) {
+  const Result<HfImport> import = import_hf_config(R"({"model_type": "kimi_k3", "vision_config": {},
+    "text_config": {"model_type": "kimi_linear", "hidden_size": 64, "num_hidden_layers": 3, "vocab_size": 100,
+      "num_attention_heads": 2, "q_lora_rank": 16, "kv_lora_rank": 8, "qk_nope_head_dim": 4, "qk_rope_head_dim": 2,
+      "v_head_dim": 4, "mla_use_nope": true, "mla_use_output_gate": true, "intermediate_size": 96,
+      "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_experts": 8, "num_experts_per_token": 2,
+      "num_shared_experts": 2, "moe_intermediate_size": 12, "routed_expert_hidden_size": 32,
+      "latent_moe_use_norm": true, "attn_res_block_size": 2, "num_nextn_predict_layers": 0,
+      "linear_attn_config": {"kda_layers": [1, 2], "full_attn_layers": [3], "num_heads": 2, "head_dim": 8,
+        "short_conv_kernel_size": 4, "gate_lower_bound": -5.0, "use_full_rank_gate": true}}})");
+  ASSERT_TRUE(import.ok()) << import.error().message();
+  const Model& model = import.value().model;
+  EXPECT_EQ(*model.layers[0].mixer, Mixer(KimiDeltaAttention{2, 8, 4, 8, std::nullopt}));
+  EXPECT_EQ(*model.layers[2].mixer, Mixer(MlaAttention{2, 16, 8, 4, 2, 4, true}));
+  EXPECT_EQ(std::get<Moe>(*model.layers[1].channel_mixer), (Moe{8, 2, 12, 24, 32, true}));
+  EXPECT_EQ(import.value().assumed.front(),
+            "attn_res_block_size: Kimi K3's attention residuals (per-layer scores and weighted sums over earlier "
+            "layer outputs, a few hidden-size multiply-adds per token) are not counted");
+}
+
+TEST(HfModelTypesTest, KimiLinearLayerListsMustCoverTheLayers) {
+  const std::string head = R"({"model_type": "kimi_linear", "hidden_size": 64, "num_hidden_layers": 3,
+    "vocab_size": 100, "num_attention_heads": 2, "q_lora_rank": null, "kv_lora_rank": 8, "qk_nope_head_dim": 4,
+    "qk_rope_head_dim": 2, "v_head_dim": 4, "first_k_dense_replace": 0, "num_experts": 8,
+    "num_experts_per_token": 2, "num_shared_experts": 1, "moe_intermediate_size": 12,
+    "linear_attn_config": {"num_heads": 2, "head_dim": 8, "short_conv_kernel_size": 4, )";
+  const struct {
+    std::string lists, message;
+  } cases[] = {
+      {R"("kda_layers": [1, 2], "full_attn_layers": [2, 3]})",
+       "linear_attn_config.full_attn_layers = [2,3]: with kda_layers must name every layer once; layer 2 is in both"},
+      {R"("kda_layers": [0, 1]})",
+       "linear_attn_config.kda_layers = [0,1]: must hold layer numbers from 1 to num_hidden_layers = 3 (they count "
+       "from 1)"},
+      {R"("full_attn_layers": [3]})",
+       "linear_attn_config.kda_layers is missing: required for model_type \"kimi_linear\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.lists);
+    const Result<HfImport> import = import_hf_config(head + c.lists + "}");
+    ASSERT_FALSE(import.ok());
+    EXPECT_EQ(import.error().message(), c.message);
+  }
+}
+
 TEST(HfModelTypesTest, SaysWhatItCannotCount) {
   const struct {
     std::string config, message;
@@ -354,17 +436,13 @@ TEST(HfModelTypesTest, SaysWhatItCannotCount) {
       {R"({"model_type": "llava", "text_config": {"model_type": "vicuna"}})",
        "model_type = \"llava\": not supported, nor is its text_config's \"vicuna\" (supported: "
        "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, "
-       "glm4_moe_lite, "
-       "glm_moe_dsa, gpt_oss, kimi_k2, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, nemotron_h, "
-       "qwen2, qwen3, "
-       "qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
+       "glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, "
+       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
       {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
        "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
        "deepseek_v3, deepseek_v32, deepseek_v4, gemma3, gemma3_text, gemma4_text, glm4_moe, glm4_moe_lite, "
-       "glm_moe_dsa, gpt_oss, "
-       "kimi_k2, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, nemotron_h, qwen2, qwen3, "
-       "qwen3_5_moe_text, "
-       "qwen3_5_text, qwen3_moe, qwen3_next)"},
+       "glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, minimax_m2, minimax_m3, mistral, mixtral, "
+       "nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next)"},
       {[] {
          std::string lightning = kMiniMaxM2;
          lightning.replace(lightning.find("[1, 1"), 2, "[0");
@@ -391,6 +469,7 @@ TEST(HfModelTypesTest, PresetsEqualTheirReleaseConfigs) {
       {"nemotron-3-nano-30b-a3b",
        read_hf_config(std::string(TRAINFLOPS_TEST_DATA) + "/hf/nemotron-3-nano-30b-a3b.json").value()},
       {"kimi-k2", imported(kKimiK2).model},
+      {"kimi-linear-48b-a3b", read_hf_config(std::string(TRAINFLOPS_TEST_DATA) + "/hf/kimi-linear-48b-a3b.json").value()},
       {"minimax-m2", imported(kMiniMaxM2).model},
   };
   for (const auto& c : cases) {

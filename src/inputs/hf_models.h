@@ -71,6 +71,10 @@ Result<Model> import_deepseek(Fields& config, Notes& notes);
 Result<Model> import_glm4_moe(Fields& config, Notes& notes);
 // deepseek_v4 (hf_deepseek_models.cc).
 Result<Model> import_deepseek_v4(Fields& config, Notes& notes);
+// kimi_linear: Kimi Delta Attention on the layers linear_attn_config lists,
+// MLA on the others (with an output gate in Kimi K3), DeepSeek-style MoE
+// (hf_deepseek_models.cc). Kimi K3 wraps it in text_config.
+Result<Model> import_kimi_linear(Fields& config, Notes& notes);
 // nemotron_h (hf_nemotron_h.cc).
 Result<Model> import_nemotron_h(Fields& config, Notes& notes);
 

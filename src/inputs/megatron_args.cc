@@ -205,9 +205,9 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                               "grouped-query attention");
                         },
                         // DeepSeek-V4's attention has a window of its own; the others attend no
-                        // window (Megatron-LM's arguments build no block-sparse attention).
+                        // window (Megatron-LM's arguments build no block-sparse or Kimi Delta attention).
                         [](const OneOf<CompressedSparseAttention, GatedDeltaNet, Mamba2, GatedDeltaProduct,
-                                       BlockSparseAttention> auto&) -> Status { return Ok{}; },
+                                       BlockSparseAttention, KimiDeltaAttention> auto&) -> Status { return Ok{}; },
                     },
                     *layer.mixer);
 }
@@ -909,6 +909,12 @@ Result<Model> model_from_megatron_args(const MegatronArgs& a, MegatronBranch bra
   Result<Model> built =
       a.hybrid_layer_pattern ? hybrid_model(a, std::move(model), branch) : standard_model(a, std::move(model));
   if (!built.ok()) return built;
+  // Megatron-LM's hyper-connections are mHC; its function does not count them.
+  if (flag(a.enable_hyper_connections)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t streams,
+                                required("num_residual_streams", a.num_residual_streams, "with enable_hyper_connections"));
+    built.value().hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, streams, 0};
+  }
   TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
   return built;
 }

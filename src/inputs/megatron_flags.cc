@@ -644,6 +644,7 @@ void apply_parser_defaults(MegatronArgs& a) {
   set_default(a.add_bias_linear, true);         // Megatron-LM's default: --disable-bias-linear switches it off
   set_default(a.normalization, "LayerNorm");    // Megatron-LM's default: --normalization default='LayerNorm'
   set_default(a.softmax_type, "vanilla");       // Megatron-LM's default: --softmax-type default='vanilla'
+  set_default(a.num_residual_streams, 4);       // Megatron-LM's default: TransformerConfig.num_residual_streams
   for_each_megatron_arg(a, [](std::string_view, auto& member) {
     if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::optional<bool>>) {
       if (!member) member = false;  // every other switch is store_true

@@ -128,6 +128,7 @@ struct ConfigType<MlaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_head_dim, r.integer("qk_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.qk_pos_emb_head_dim, r.integer("qk_pos_emb_head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.v_head_dim, r.integer("v_head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
     return Ok{};
   }
 };
@@ -234,6 +235,19 @@ struct ConfigType<BlockSparseAttention> {
 };
 
 template <>
+struct ConfigType<KimiDeltaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"kda"};
+  static Status read(ObjectReader& r, std::string_view, KimiDeltaAttention& k) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.num_heads, r.integer("num_heads"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.head_dim, r.integer("head_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.conv_kernel_dim, r.integer("conv_kernel_dim"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.integer("forget_gate_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.output_gate_rank, r.optional_integer("output_gate_rank"));
+    return Ok{};
+  }
+};
+
+template <>
 struct ConfigType<DenseMlp> {
   static constexpr std::array<std::string_view, 1> kNames = {"mlp"};
   static Status read(ObjectReader& r, std::string_view, DenseMlp& m) {
@@ -312,6 +326,42 @@ Result<std::optional<T>> look_up(ObjectReader& r, std::string_view key, const st
   return std::optional<T>(it->second);
 }
 
+// A layer's "ngram_memory": {"embed_dim", "conv_kernel", "table_parameters"};
+// its streams are the model's (set once the model is read).
+Result<std::optional<NgramMemory>> read_ngram_memory(ObjectReader& layer) {
+  const json* value = layer.optional_member("ngram_memory");
+  if (!value) return std::optional<NgramMemory>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(*value, layer.path_of("ngram_memory")));
+  NgramMemory memory;
+  TRAINFLOPS_ASSIGN_OR_RETURN(memory.embed_dim, r.integer("embed_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(memory.conv_kernel, r.integer("conv_kernel"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> tables, r.optional_integer("table_parameters"));
+  memory.table_parameters = tables.value_or(0);
+  TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+  return std::optional<NgramMemory>(memory);
+}
+
+// The top level's "hyper_connections": {"variant", "streams", "rank"}.
+Result<std::optional<HyperConnections>> read_hyper_connections(ObjectReader& top) {
+  const json* value = top.optional_member("hyper_connections");
+  if (!value) return std::optional<HyperConnections>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(*value, "hyper_connections"));
+  HyperConnections hc;
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string variant, r.text("variant"));
+  if (variant == hyper_connection_variant_name(HyperConnections::Variant::kManifold)) {
+    hc.variant = HyperConnections::Variant::kManifold;
+  } else if (variant == hyper_connection_variant_name(HyperConnections::Variant::kGatedResidual)) {
+    hc.variant = HyperConnections::Variant::kGatedResidual;
+  } else {
+    return Error("hyper_connections.variant = \"" + variant + "\": must be mhc or gated_residual");
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(hc.streams, r.integer("streams"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> rank, r.optional_integer("rank"));
+  hc.rank = rank.value_or(0);
+  TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+  return std::optional<HyperConnections>(hc);
+}
+
 struct Definitions {
   std::map<std::string, Mixer> mixers;
   std::map<std::string, ChannelMixer> channel_mixers;
@@ -329,6 +379,7 @@ Result<LayerStack> read_layers(const json& list, const std::string& path, const 
     if (!layer.mixer && !layer.channel_mixer) {
       return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
     }
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.ngram_memory, read_ngram_memory(r));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
     if (repeat && *repeat < 1) return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be >= 1");
     if (repeat) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(r.path_of("repeat"), *repeat));
@@ -357,6 +408,7 @@ Result<Model> parse_native_config(std::string_view json_text) {
     }
     model.megatron_path = path == "hybrid" ? MegatronPath::kHybrid : MegatronPath::kStandard;
   }
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hyper_connections, read_hyper_connections(top));
   Definitions defs;
   TRAINFLOPS_ASSIGN_OR_RETURN(defs.mixers, read_definitions<Mixer>(top, "mixers", read_part<Mixer>));
   TRAINFLOPS_ASSIGN_OR_RETURN(defs.channel_mixers,
@@ -374,6 +426,12 @@ Result<Model> parse_native_config(std::string_view json_text) {
     model.mtp_depths.assign(static_cast<std::size_t>(depths), depth);
   }
   TRAINFLOPS_RETURN_IF_ERROR(top.finish());
+  const std::int64_t streams = model.hyper_connections ? model.hyper_connections->streams : 1;
+  const auto set_streams = [&](Layer& layer) {
+    if (layer.ngram_memory) layer.ngram_memory->streams = streams;
+  };
+  model.layers.edit_each(set_streams);
+  for (LayerStack& depth : model.mtp_depths) depth.edit_each(set_streams);
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
   return model;
 }

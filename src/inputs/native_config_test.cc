@@ -92,6 +92,24 @@ TEST(NativeConfigTest, DsaLayersSpelledOutMatchIndexSharing) {
             count(preset.value(), workload, Mode::kModel).value().total.exact);
 }
 
+// Kimi K3's two mixers: Kimi Delta Attention and MLA with an output gate.
+TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
+  const Result<Model> model = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4, "forget_gate_rank": 8,
+                       "output_gate_rank": 16},
+               "mla": {"type": "mla", "num_heads": 2, "kv_lora_rank": 8, "qk_head_dim": 4,
+                       "qk_pos_emb_head_dim": 0, "v_head_dim": 4, "output_gate": true}},
+    "layers": [{"mixer": "kda"}, {"mixer": "mla"}]})");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  EXPECT_EQ(*model.value().layers[0].mixer, Mixer(KimiDeltaAttention{4, 8, 4, 8, 16}));
+  EXPECT_EQ(*model.value().layers[1].mixer, Mixer(MlaAttention{2, std::nullopt, 8, 4, 0, 4, true}));
+  const Result<Model> missing = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4}},
+    "layers": [{"mixer": "kda"}]})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(), "mixers.kda.forget_gate_rank is missing");
+}
+
 TEST(NativeConfigTest, Errors) {
   struct Case {
     std::string text;
@@ -112,15 +130,15 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"repeat": 2}]})",
        "layers[0].mixer is missing: a layer needs a mixer, a channel_mixer or both"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeats": 2}]})",
-       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, repeat)"},
+       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, ngram_memory, repeat)"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})", "layers[0].repeat = 0: must be >= 1"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",
-       "extra: unknown key (this object takes channel_mixers, hidden_size, layers, megatron_path, megatron_seq_length, "
+       "extra: unknown key (this object takes channel_mixers, hidden_size, hyper_connections, layers, megatron_path, megatron_seq_length, "
        "mixers, mtp, name, vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
        "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp, "
-       "block_sparse"},
+       "block_sparse, kda"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "gqa", "num_heads": 4}}, "layers": []})",
        "mixers.a.num_query_groups is missing"},
       {R"({"hidden_size": "64", "vocab_size": 100, "layers": []})", "hidden_size = \"64\": must be an integer"},

@@ -20,6 +20,9 @@ std::string_view component_name(Component component) {
     case Component::kMamba: return "mamba";
     case Component::kGatedDeltaNet: return "gated_delta_net";
     case Component::kGatedDeltaProduct: return "gated_delta_product";
+    case Component::kKimiDeltaAttention: return "kimi_delta_attention";
+    case Component::kHyperConnections: return "hyper_connections";
+    case Component::kNgramMemory: return "ngram_memory";
     case Component::kMtp: return "mtp";
     case Component::kLogits: return "logits";
   }

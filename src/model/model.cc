@@ -162,6 +162,14 @@ Status check(const Checker& c, const GatedDeltaProduct& g) {
   return c.positive("num_householder", g.num_householder);
 }
 
+Status check(const Checker& c, const KimiDeltaAttention& k) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_heads", k.num_heads));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", k.head_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("conv_kernel_dim", k.conv_kernel_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("forget_gate_rank", k.forget_gate_rank));
+  return c.positive("output_gate_rank", k.output_gate_rank);
+}
+
 Status check(const Checker& c, const DenseMlp& m) { return c.positive("ffn_hidden_size", m.ffn_hidden_size); }
 
 Status check(const Checker& c, const Moe& m) {
@@ -176,12 +184,33 @@ Status check(const Checker& c, const Moe& m) {
   return Ok{};
 }
 
-// `path()` names the stack ("layers"), called only for an error.
+Status check(const Checker& c, const HyperConnections& hc) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("streams", hc.streams));
+  if (hc.variant == HyperConnections::Variant::kGatedResidual) return c.positive("rank", hc.rank);
+  if (hc.rank != 0) return c.error("rank", hc.rank, "applies to the gated_residual variant only");
+  return Ok{};
+}
+
+// `streams`: the model's residual streams.
+Status check(const Checker& c, const NgramMemory& m, std::int64_t streams) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("embed_dim", m.embed_dim));
+  TRAINFLOPS_RETURN_IF_ERROR(c.non_negative("conv_kernel", m.conv_kernel));
+  if (m.streams != streams) {
+    return c.error("streams", m.streams,
+                   "must equal the model's residual streams, " + std::to_string(streams) +
+                       (streams == 1 ? " (it has no hyper-connections)" : " (hyper_connections.streams)"));
+  }
+  if (m.table_parameters < 0) return c.error("table_parameters", m.table_parameters, "must not be negative");
+  return Ok{};
+}
+
+// `path()` names the stack ("layers"), called only for an error; `streams`
+// the model's residual streams.
 template <typename Path>
-Status check_layers(const Path& path, const LayerStack& layers) {
+Status check_layers(const Path& path, const LayerStack& layers, std::int64_t streams) {
   if (layers.empty()) return Error(path() + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
-  const Checker mixer("mixer"), channel_mixer("channel_mixer");
+  const Checker mixer("mixer"), channel_mixer("channel_mixer"), ngram_memory("ngram_memory");
   // Each distinct layer is checked once, at its first run (an error names
   // that position): distinct() holds them in the order of their first runs.
   std::size_t checked = 0;
@@ -198,6 +227,7 @@ Status check_layers(const Path& path, const LayerStack& layers) {
     if (status.ok() && l.channel_mixer) {
       status = std::visit([&](const auto& m) { return check(channel_mixer, m); }, *l.channel_mixer);
     }
+    if (status.ok() && l.ngram_memory) status = check(ngram_memory, *l.ngram_memory, streams);
     if (!status.ok()) return Error(status.error().code(), where() + "." + status.error().message());
   }
   return Ok{};
@@ -210,7 +240,7 @@ DsaIndexer* trainable_indexer(Mixer& mixer) {
                         // DeepSeek-V4's CSA indexer trains with its layer, a block-sparse
                         // indexer not at all: no grad mode.
                         [](OneOf<GqaAttention, MlaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
-                                 GatedDeltaProduct, BlockSparseAttention> auto&) -> DsaIndexer* { return nullptr; },
+                                 GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention> auto&) -> DsaIndexer* { return nullptr; },
                     },
                     mixer);
 }
@@ -232,6 +262,14 @@ std::int64_t compression_ratio(CompressedSparseAttention::Kind kind) {
     case CompressedSparseAttention::Kind::kHca: return 128;
   }
   return 0;
+}
+
+std::string_view hyper_connection_variant_name(HyperConnections::Variant variant) {
+  switch (variant) {
+    case HyperConnections::Variant::kManifold: return "mhc";
+    case HyperConnections::Variant::kGatedResidual: return "gated_residual";
+  }
+  return "unknown";
 }
 
 std::string_view grad_mode_name(DsaIndexer::GradMode mode) {
@@ -283,10 +321,14 @@ Status validate(const Model& model) {
   std::int64_t mtp_layers = 0;
   for (const auto& depth : model.mtp_depths) mtp_layers += static_cast<std::int64_t>(depth.size());
   TRAINFLOPS_RETURN_IF_ERROR(check_layer_count("the layers of mtp_depths", mtp_layers));
-  TRAINFLOPS_RETURN_IF_ERROR(check_layers([] { return std::string("layers"); }, model.layers));
+  if (model.hyper_connections) {
+    TRAINFLOPS_RETURN_IF_ERROR(check(top.at("hyper_connections"), *model.hyper_connections));
+  }
+  const std::int64_t streams = model.hyper_connections ? model.hyper_connections->streams : 1;
+  TRAINFLOPS_RETURN_IF_ERROR(check_layers([] { return std::string("layers"); }, model.layers, streams));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     TRAINFLOPS_RETURN_IF_ERROR(
-        check_layers([d] { return "mtp_depths[" + std::to_string(d) + "]"; }, model.mtp_depths[d]));
+        check_layers([d] { return "mtp_depths[" + std::to_string(d) + "]"; }, model.mtp_depths[d], streams));
   }
   std::int64_t staged = 0;
   for (std::size_t i = 0; i < model.pipeline_stage_layers.size(); ++i) {
@@ -350,6 +392,7 @@ std::string mixer_kind(const Mixer& mixer) {
     std::string operator()(const Mamba2&) const { return "mamba2"; }
     std::string operator()(const GatedDeltaProduct&) const { return "gdp"; }
     std::string operator()(const BlockSparseAttention&) const { return "block-sparse"; }
+    std::string operator()(const KimiDeltaAttention&) const { return "kda"; }
   };
   return std::visit(Namer{}, mixer);
 }

@@ -49,6 +49,9 @@ constexpr std::optional<Group> group_of(Component component) {
     case Component::kMamba:
     case Component::kGatedDeltaNet:
     case Component::kGatedDeltaProduct:
+    case Component::kKimiDeltaAttention:
+    case Component::kHyperConnections:
+    case Component::kNgramMemory:
     case Component::kMtp:
     case Component::kLogits: return Group::kOther;
   }
