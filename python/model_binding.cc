@@ -23,6 +23,7 @@ std::shared_ptr<PyModel> from_input(const ModelInput& input) {
   }
   auto result = std::make_shared<PyModel>();
   result->model = std::move(resolved.model);
+  result->megatron_model = std::move(resolved.megatron_model);
   result->seq_length = resolved.seq_length;
   result->global_batch_size = resolved.global_batch_size;
   result->ignored = std::move(resolved.ignored);
@@ -101,7 +102,12 @@ const std::vector<py::str>& python_arg_names() {
 const FlopsCounter& PyModel::counter(Mode mode) const {
   auto found = counters.find(mode);
   if (found == counters.end()) {
-    found = counters.emplace(mode, value_or_throw(FlopsCounter::create(model, mode))).first;
+    const Model* counted = &model;
+    if (mode == Mode::kMegatron && megatron_model) {
+      if (!megatron_model->ok()) throw ErrorException(megatron_model->error());
+      counted = &megatron_model->value();
+    }
+    found = counters.emplace(mode, value_or_throw(FlopsCounter::create(*counted, mode))).first;
   }
   return found->second;
 }
@@ -180,11 +186,17 @@ std::shared_ptr<PyModel> with_dsa_indexer_grad_mode(std::shared_ptr<PyModel> mod
   }
   auto copy = std::make_shared<PyModel>();
   copy->model = model->model;
+  copy->megatron_model = model->megatron_model;
   copy->seq_length = model->seq_length;
   copy->global_batch_size = model->global_batch_size;
   copy->ignored = model->ignored;
   copy->assumed = model->assumed;
-  throw_if_error(apply_dsa_indexer_grad_mode(copy->model, text_from(grad_mode, "dsa_indexer_grad_mode")));
+  const std::string mode = text_from(grad_mode, "dsa_indexer_grad_mode");
+  throw_if_error(apply_dsa_indexer_grad_mode(copy->model, mode));
+  if (copy->megatron_model && copy->megatron_model->ok()) {
+    const Status applied = apply_dsa_indexer_grad_mode(copy->megatron_model->value(), mode);
+    if (!applied.ok()) copy->megatron_model = applied.error();
+  }
   return copy;
 }
 

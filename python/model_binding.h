@@ -22,13 +22,16 @@ namespace py = pybind11;
 
 struct PyModel {
   Model model;
+  // What megatron mode counts instead, or why it cannot (ResolvedModel::megatron_model).
+  std::optional<Result<Model>> megatron_model;
   std::optional<std::int64_t> seq_length, global_batch_size;  // from Megatron-LM args or flags
   std::vector<std::string> ignored;                           // inputs that do not change FLOPs
   std::vector<std::string> assumed;                           // values a Hugging Face config leaves out, filled in
   mutable std::map<Mode, FlopsCounter> counters;
   mutable std::optional<Result<ModelParameters>> parameters;
 
-  // The counter for `mode`, created on first use.
+  // The counter for `mode`, created on first use: of megatron_model in
+  // megatron mode when it is set (its error raised), else of model.
   const FlopsCounter& counter(Mode mode) const;
   // count_parameter_totals(model), counted on first use: what every report's
   // parameter summary reads.

@@ -18,7 +18,8 @@ struct CompareOptions {
 
 Result<std::string> run_compare(const CompareOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  // Every framework's convention, counted on the model as its source describes it.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model, Mode::kModel));
   std::int64_t seq_length = 0;
   if (o.seq_length) {
     TRAINFLOPS_ASSIGN_OR_RETURN(seq_length, parse_size(*o.seq_length, "--seq-length", 1, SizeSuffixes::kAccepted));

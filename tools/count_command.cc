@@ -21,7 +21,7 @@ Result<std::string> run_count(const CountOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
   TRAINFLOPS_ASSIGN_OR_RETURN(const LayerRows layers, parse_layer_rows(o.layers));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const PipelineLayout layout,
                               pipeline_layout(source.model, o.pipeline.given() ? o.pipeline : source.pipeline));

@@ -57,7 +57,7 @@ Result<std::string> run_mfu(MfuOptions o) {
   if (log && log->global_batch_size && !workload_given) {
     o.workload.global_batch_size = std::to_string(*log->global_batch_size);
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, recompute_to_count(o.recompute, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count_workload(o.workload, source, mode, recompute));
   // Executed mode counts both numerators: the model total (MFU) and the executed one (HFU).

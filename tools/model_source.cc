@@ -33,7 +33,7 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_flag("--verbose", options.verbose, "List inputs that do not change FLOPs (on stderr)");
 }
 
-Result<ModelSource> load_model(const ModelOptions& o) {
+Result<ModelSource> load_model(const ModelOptions& o, Mode mode) {
   if (!o.megatron && !o.megatron_flags.empty()) {
     return Error("unexpected \"" + o.megatron_flags.front() +
                  "\" after --: Megatron-LM flags need --megatron (--megatron -- <flags>)");
@@ -48,7 +48,9 @@ Result<ModelSource> load_model(const ModelOptions& o) {
   input.megatron_branch = given(o.megatron_branch);
   input.strict = o.strict;
   input.allow_unknown_flags = o.allow_unknown_flags;
-  Result<ModelSource> source = resolve_model(input);
+  Result<ModelSource> resolved = resolve_model(input);
+  if (!resolved.ok()) return resolved;
+  Result<ModelSource> source = counted_in(std::move(resolved).value(), mode);
   if (!source.ok()) return source;
   for (const std::string& warning : source.value().warnings) std::cerr << "trainflops: warning: " << warning << "\n";
   for (const std::string& assumed : source.value().assumed) std::cerr << "trainflops: assumed " << assumed << "\n";

@@ -31,9 +31,11 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 
 using ModelSource = ResolvedModel;
 
-// Resolves the model; lists the assumed values on stderr, and with --verbose
-// the ignored inputs too.
-Result<ModelSource> load_model(const ModelOptions& options);
+// Resolves the model as `mode` counts it (counted_in: megatron mode counts a
+// Hugging Face config by the Megatron-LM arguments Megatron-Bridge sets for
+// it); lists the assumed values on stderr, and with --verbose the ignored
+// inputs too.
+Result<ModelSource> load_model(const ModelOptions& options, Mode mode);
 
 // The recomputation to count: --recompute when given (`option` not empty),
 // else, in executed mode, what the source says (Megatron-LM's

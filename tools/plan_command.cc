@@ -189,7 +189,7 @@ Result<std::string> run_plan(const PlanOptions& o) {
   cluster.num_gpus = *o.num_gpus;
   cluster.peak_tflops = peak.tflops;
   cluster.price_per_gpu_hour = o.price_per_gpu_hour;
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ModelSource source, load_model(o.model, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(source.model, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const RunPlan plan, make_plan(o, source, counter, cluster));
   switch (format) {

@@ -49,7 +49,8 @@ Result<SweepInputs> read_inputs(const SweepOptions& o) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, parse_mode(o.mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Format format, parse_format(o.format));
   TRAINFLOPS_ASSIGN_OR_RETURN(std::vector<std::int64_t> lengths, parse_seq_lengths(o.seq_lengths));
-  TRAINFLOPS_ASSIGN_OR_RETURN(ModelSource source, load_model(o.model));
+  // --compare counts every framework's convention on the model as its source describes it.
+  TRAINFLOPS_ASSIGN_OR_RETURN(ModelSource source, load_model(o.model, o.compare ? Mode::kModel : mode));
   return SweepInputs{mode, format, std::move(lengths), std::move(source)};
 }
 

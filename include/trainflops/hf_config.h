@@ -19,8 +19,12 @@
 //     (padding it further, as Megatron-LM does, is the caller's choice);
 //   - megatron_path is kHybrid for nemotron_h (Megatron-LM's hybrid model, one
 //     layer per pattern symbol) and kStandard for every other type (its GPT
-//     model), which is how Megatron-Bridge builds these models, so `megatron`
-//     mode gives Megatron-LM's count for the equivalent Megatron-LM model;
+//     model), which is how Megatron-Bridge builds these models;
+//   - for the types whose Megatron-Bridge provider trainflops maps (qwen3_next,
+//     qwen3_5_text, qwen3_5_moe_text), bridge_args holds the Megatron-LM
+//     arguments that provider sets, and `megatron` mode counts them
+//     (model_input.h) as Megatron-LM's function does, which may differ from
+//     the checkpoint's architecture (Qwen3-Next's MTP layer);
 //   - DSA indexers get grad mode kOff (a config does not say how the indexer
 //     trains); megatron_seq_length stays unset (a config has no training
 //     sequence length; max_position_embeddings is not one).
@@ -32,10 +36,12 @@
 #ifndef TRAINFLOPS_HF_CONFIG_H_
 #define TRAINFLOPS_HF_CONFIG_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
 #include "trainflops/result.h"
 
@@ -43,6 +49,10 @@ namespace trainflops {
 
 struct HfImport {
   Model model;  // validated
+  // The Megatron-LM arguments Megatron-Bridge's provider sets for the
+  // config's model_type (docs/hf-import.md, "Megatron mode"); unset for the
+  // types trainflops does not map.
+  std::optional<MegatronArgs> bridge_args;
   // Fields present in the config that do not change FLOPs, by JSON path
   // ("rope_theta", "text_config.rope_scaling", ...), in the config's order.
   std::vector<std::string> ignored;

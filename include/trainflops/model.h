@@ -84,7 +84,11 @@ struct DsaIndexer {
   };
   std::int64_t num_heads = 0;  // nh
   std::int64_t head_dim = 0;   // hd
-  std::int64_t topk = 0;       // k keys (or k / pool_size pools) per query
+  // k keys (or k / pool_size pools) per query. Unset: the arguments give no
+  // top-k. Megatron-LM's function then scales nothing and charges every causal
+  // pair, so megatron mode does too; model and executed modes refuse such a
+  // layer (what it attends is undefined), and so does KPool.
+  std::optional<std::int64_t> topk;
   GradMode grad_mode = GradMode::kOff;
   // KPool: keys pooled in groups of pool_size; the indexer scores complete
   // pools and selects topk / pool_size of them. 1 means no pooling.
@@ -548,6 +552,12 @@ Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode);
 // name the field by its path, e.g.
 //   "layers[3].mixer.num_heads = 0: must be a positive integer".
 Status validate(const Model& model);
+
+// Ok when every DSA layer of `model` has a top-k, else the first one without,
+// e.g. "layers[0].mixer.indexer.topk is missing: model mode counts the keys a
+// DSA layer selects (only megatron mode counts a layer without a top-k, as
+// Megatron-LM's function does: every causal pair)". `mode` names the count.
+Status check_dsa_topk_given(const Model& model, std::string_view mode);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),

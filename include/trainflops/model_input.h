@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "trainflops/megatron_args.h"
+#include "trainflops/mode.h"
 #include "trainflops/model.h"
 #include "trainflops/result.h"
 
@@ -37,8 +38,9 @@ struct ModelInput {
   // How every DSA indexer trains, overriding what the source says: "off",
   // "detached", "sparse" or "full".
   std::optional<std::string> dsa_indexer_grad_mode;
-  // Which Megatron-LM branch's function Megatron-LM arguments and flags are
-  // counted by: "main" (unset) or "dev" (megatron_args.h, MegatronBranch).
+  // Which Megatron-LM branch's function Megatron-LM arguments and flags (and
+  // the arguments Megatron-Bridge sets for a Hugging Face config) are counted
+  // by: "main" (unset) or "dev" (megatron_args.h, MegatronBranch).
   std::optional<std::string> megatron_branch;
   // A Hugging Face config field trainflops does not know: an error when
   // strict, else a warning.
@@ -56,6 +58,11 @@ struct ModelInput {
 // The model, and what its source says beyond it.
 struct ResolvedModel {
   Model model;  // validated
+  // What megatron mode counts instead of `model`: for a Hugging Face config
+  // of a type whose Megatron-Bridge provider trainflops maps, the model of the
+  // Megatron-LM arguments that provider sets (HfImport::bridge_args), or why
+  // Megatron-LM's function refuses them. Unset for every other source.
+  std::optional<Result<Model>> megatron_model;
   // The workload a source may name: Megatron-LM's --global-batch-size and
   // seq_length, a preset's seq_length.
   std::optional<std::int64_t> global_batch_size, seq_length;
@@ -71,6 +78,14 @@ struct ResolvedModel {
 // Errors: no source or several ("give exactly one model source: ..."), and
 // whatever the source's reader reports, prefixed with the file it read.
 Result<ResolvedModel> resolve_model(const ModelInput& input);
+
+// `resolved` as `mode` counts it: in megatron mode with a megatron_model,
+// that model replaces `model` (or its error is returned: "megatron mode
+// counts the Megatron-LM arguments Megatron-Bridge sets for this config,
+// which Megatron-LM's function refuses (model mode counts the config as it
+// is): linear_attention_freq: the list has 48 entries; ..."); otherwise
+// `resolved` as it is.
+Result<ResolvedModel> counted_in(ResolvedModel resolved, Mode mode);
 
 // Trains every DSA indexer of `model` as `grad_mode` ("off", "detached",
 // "sparse", "full") says, and validates the result (KPool allows only off).

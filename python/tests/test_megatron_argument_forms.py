@@ -24,13 +24,6 @@ from trainflops.megatron import num_floating_point_operations
 
 torch = pytest.importorskip("torch")
 
-# Forms where trainflops knowingly differs from Megatron-LM's dev function, with the error it raises instead.
-KNOWN_DIFFERENCES = {
-    # Megatron-LM's dev branch counts a DSA layer without a top-k as attending every causal key (its sparse
-    # scale is then 1); trainflops requires dsa_indexer_topk.
-    "dsa_indexer_topk None": "dsa_indexer_topk is missing: required for DSA layers",
-    "dsa_indexer_topk None, packed": "dsa_indexer_topk is missing: required for DSA layers",
-}
 DATA = json.loads((pathlib.Path(__file__).parents[2] / "tests" / "data" / "megatron_argument_forms.json").read_text())
 CASES = DATA["cases"]
 
@@ -68,12 +61,6 @@ def test_megatron_lm_number_or_refusal(case, ref, expected):
     num_floating_point_operations = DROP_INS[ref]
     args = build_args(case)
     call = {name: evaluate(expression) for name, expression in case["call"].items()}
-    if case["name"] in KNOWN_DIFFERENCES:
-        assert "flops" in expected
-        with pytest.raises(trainflops.TrainflopsError) as raised:
-            num_floating_point_operations(args, **call)
-        assert str(raised.value) == KNOWN_DIFFERENCES[case["name"]]
-        return
     if "raises" in expected:
         with pytest.raises(trainflops.TrainflopsError):
             num_floating_point_operations(args, **call)

@@ -552,6 +552,7 @@ std::string_view convention_title(ConventionKind kind) {
 
 Result<Comparison> compare_frameworks(const Model& model, std::int64_t seq_length, std::int64_t sequences) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
+  TRAINFLOPS_RETURN_IF_ERROR(check_dsa_topk_given(model, "compare"));
   if (seq_length < 1) return Error("seq_length = " + std::to_string(seq_length) + ": must be at least 1");
   if (sequences < 1) return Error("sequences = " + std::to_string(sequences) + ": must be at least 1");
   TRAINFLOPS_ASSIGN_OR_RETURN(const Int128 model_doubled, doubled_flops(model, kModelConventions, seq_length));

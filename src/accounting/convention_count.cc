@@ -199,7 +199,7 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
     case IndexerRule::kExecuted: mode = kExecutedMode; break;
     case IndexerRule::kMegatron: mode = kMegatronMode, half_square = true; break;
     case IndexerRule::kTrainedFully:
-      if (sum.length() <= indexer.topk) return;  // the causal mask alone selects every key
+      if (sum.length() <= *indexer.topk) return;  // the causal mask alone selects every key
       charged.indexer.grad_mode = DsaIndexer::GradMode::kFull;
       mode = kExecutedMode, half_square = true;
       break;

@@ -532,6 +532,9 @@ Result<std::shared_ptr<const FlopsCounter::Impl>> FlopsCounter::Impl::create(con
     return Error("recompute = \"" + std::string(recompute_name(recompute)) +
                  "\": applies to executed mode only (model FLOPs, MFU's numerator, exclude re-executed work)");
   }
+  if (mode != Mode::kMegatron) {
+    TRAINFLOPS_RETURN_IF_ERROR(check_dsa_topk_given(model, std::string(mode_name(mode)) + " mode"));
+  }
   if (mode == Mode::kExecuted) {
     TRAINFLOPS_RETURN_IF_ERROR(check_router_widths("layers", model.layers));
     for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {

@@ -15,6 +15,13 @@ Int128 absorbed_mla_pair_fmas(const MlaAttention& a) {
   return n * (latent + a.qk_pos_emb_head_dim) + n * latent;
 }
 
+// The pairs the indexer's top-k selects; without a top-k (a layer only
+// megatron mode counts, validated), every causal pair, as Megatron-LM's
+// function charges it.
+Statistic selected_pairs(const DsaIndexer& indexer) {
+  return indexer.topk ? topk_pairs(*indexer.topk) : kCausalPairs;
+}
+
 // The KL loss's target is the main attention's distribution over the keys the
 // indexer is trained on, so its logits are computed (forward only, in the
 // absorbed form) over every causal pair for a dense loss, or over the top-k
@@ -29,7 +36,7 @@ std::optional<Term> indexer_teacher_term(const DsaAttention& a) {
     case DsaIndexer::GradMode::kFull: return dense;
     case DsaIndexer::GradMode::kSparse: {
       Term sparse = dense;
-      sparse.per = topk_pairs(indexer.topk);
+      sparse.per = selected_pairs(indexer);
       return sparse;
     }
   }
@@ -69,7 +76,7 @@ void append_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, s
                                  scoring, backward});
       return;
     case DsaIndexer::GradMode::kSparse:
-      backward.per = topk_pairs(indexer.topk);
+      backward.per = selected_pairs(indexer);
       terms.insert(terms.end(), {term(Component::kIndexerProjections, kTokens, projections, kForwardAndWeightGradient),
                                  scoring, backward});
       return;
@@ -90,8 +97,8 @@ void append_terms(const DsaAttention& a, std::int64_t hidden_size, Convention co
   // counted in; Megatron-LM since its DSA fix and the kernels use the absorbed one.
   if (convention.mode != Mode::kModel) core.forward_flops = kFlopsPerFma * absorbed_mla_pair_fmas(a.mla);
   const DsaIndexer& indexer = a.indexer;
-  core.per = indexer.pool_size > 1 ? pooled_attended_pairs(indexer.topk, indexer.pool_size, indexer.pool_tail)
-                                   : topk_pairs(indexer.topk);
+  core.per = indexer.pool_size > 1 ? pooled_attended_pairs(*indexer.topk, indexer.pool_size, indexer.pool_tail)
+                                   : selected_pairs(indexer);
   if (a.runs_indexer) {
     append_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank, convention, terms);
     if (is_executed(convention)) {

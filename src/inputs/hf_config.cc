@@ -68,28 +68,46 @@ namespace {
 struct Entry {
   std::string_view model_type;
   Importer import;
+  BridgeMapping bridge = nullptr;  // null: counted as imported in megatron mode too
 };
 
 // Sorted by model_type.
 constexpr Entry kImporters[] = {
-    {"deepseek_v2", import_deepseek}, {"deepseek_v3", import_deepseek}, {"deepseek_v32", import_deepseek},
-    {"deepseek_v4", import_deepseek_v4}, {"deepseek_v41_text", import_deepseek_v41}, {"gemma3", import_gemma3},
-    {"gemma3_text", import_gemma3}, {"gemma4_text", import_gemma4}, {"glm4_moe", import_glm4_moe},
-    {"glm4_moe_lite", import_deepseek}, {"glm_moe_dsa", import_deepseek}, {"gpt_oss", import_gpt_oss},
-    {"kimi_k2", import_deepseek}, {"kimi_linear", import_kimi_linear}, {"llama", import_transformer},
-    {"llama4_text", import_llama4_text}, {"minimax_m2", import_minimax_m2}, {"minimax_m3", import_minimax_m3},
-    {"mistral", import_transformer}, {"mixtral", import_transformer}, {"nemotron_h", import_nemotron_h},
-    {"qwen2", import_transformer}, {"qwen3", import_transformer}, {"qwen3_5_moe_text", import_qwen3_5},
-    {"qwen3_5_text", import_qwen3_5}, {"qwen3_moe", import_transformer}, {"qwen3_next", import_qwen3_next},
+    {"deepseek_v2", import_deepseek},
+    {"deepseek_v3", import_deepseek},
+    {"deepseek_v32", import_deepseek},
+    {"deepseek_v4", import_deepseek_v4},
+    {"deepseek_v41_text", import_deepseek_v41},
+    {"gemma3", import_gemma3},
+    {"gemma3_text", import_gemma3},
+    {"gemma4_text", import_gemma4},
+    {"glm4_moe", import_glm4_moe},
+    {"glm4_moe_lite", import_deepseek},
+    {"glm_moe_dsa", import_deepseek},
+    {"gpt_oss", import_gpt_oss},
+    {"kimi_k2", import_deepseek},
+    {"kimi_linear", import_kimi_linear},
+    {"llama", import_transformer},
+    {"llama4_text", import_llama4_text},
+    {"minimax_m2", import_minimax_m2},
+    {"minimax_m3", import_minimax_m3},
+    {"mistral", import_transformer},
+    {"mixtral", import_transformer},
+    {"nemotron_h", import_nemotron_h},
+    {"qwen2", import_transformer},
+    {"qwen3", import_transformer},
+    {"qwen3_5_moe_text", import_qwen3_5, bridge_args_qwen_hybrid},
+    {"qwen3_5_text", import_qwen3_5, bridge_args_qwen_hybrid},
+    {"qwen3_moe", import_transformer},
+    {"qwen3_next", import_qwen3_next, bridge_args_qwen_hybrid},
     {"qwen4_exp_text", import_qwen3_8},
 };
-
 static_assert(std::is_sorted(std::begin(kImporters), std::end(kImporters),
                              [](const Entry& a, const Entry& b) { return a.model_type < b.model_type; }));
 
-Importer importer_of(std::string_view model_type) {
+const Entry* entry_of(std::string_view model_type) {
   for (const Entry& entry : kImporters) {
-    if (entry.model_type == model_type) return entry.import;
+    if (entry.model_type == model_type) return &entry;
   }
   return nullptr;
 }
@@ -100,21 +118,30 @@ std::string supported_list() {
   return list;
 }
 
-// Runs `importer` over one object of the config and adds what it left unread
-// to `notes`.
-Result<Model> import_object(Importer importer, Fields& fields, Notes& notes) {
+// A model type's model, and the Megatron-LM arguments Megatron-Bridge sets
+// for it where it maps the type.
+struct Imported {
+  Model model;
+  std::optional<MegatronArgs> bridge_args;
+};
+
+// Runs the importer of `entry` over `object` (read through `fields`) and adds
+// what it left unread to `notes`.
+Result<Imported> import_object(const Entry& entry, const json& object, Fields& fields, Notes& notes) {
   fields.get("model_type");
   fields.ignore_common();
-  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, importer(fields, notes));
+  Imported imported;
+  TRAINFLOPS_ASSIGN_OR_RETURN(imported.model, entry.import(fields, notes));
   const Fields::Unread unread = fields.finish();
   notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
   notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());
-  return model;
+  if (entry.bridge) imported.bridge_args = entry.bridge(object);
+  return imported;
 }
 
 // A multimodal release whose language model is text_config, of a supported
 // model type: that model is counted, the other modalities are not.
-Result<Model> import_text_config(const json& config, const std::string& model_type, Notes& notes) {
+Result<Imported> import_text_config(const json& config, const std::string& model_type, Notes& notes) {
   const auto unsupported = [&](const std::string& why) {
     return Error(ErrorCode::kUnsupported,
                  "model_type = \"" + model_type + "\": not supported" + why + " (supported: " + supported_list() + ")");
@@ -124,14 +151,14 @@ Result<Model> import_text_config(const json& config, const std::string& model_ty
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields text_fields, Fields::open(*text, "text_config", ""));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> text_type, text_fields.optional_text("model_type"));
   if (!text_type) return unsupported(", and its text_config names no model_type");
-  const Importer importer = importer_of(*text_type);
-  if (!importer) return unsupported(", nor is its text_config's \"" + *text_type + "\"");
+  const Entry* entry = entry_of(*text_type);
+  if (!entry) return unsupported(", nor is its text_config's \"" + *text_type + "\"");
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(*text, "text_config", *text_type));
-  TRAINFLOPS_ASSIGN_OR_RETURN(Model model, import_object(importer, fields, notes));
+  TRAINFLOPS_ASSIGN_OR_RETURN(Imported imported, import_object(*entry, *text, fields, notes));
   notes.assumed.push_back("the language model is text_config (model_type \"" + *text_type +
                           "\"), counted alone: the other modalities of model_type \"" + model_type +
                           "\" are not counted");
-  return model;
+  return imported;
 }
 
 Result<HfImport> import_config(const json& config, UnknownFields unknown_fields) {
@@ -144,20 +171,22 @@ Result<HfImport> import_config(const json& config, UnknownFields unknown_fields)
   Notes notes;
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields fields, Fields::open(config, "", *model_type));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> name, fields.optional_text("_name_or_path"));
-  Model model;
-  if (const Importer importer = importer_of(*model_type)) {
-    TRAINFLOPS_ASSIGN_OR_RETURN(model, import_object(importer, fields, notes));
+  Imported imported;
+  if (const Entry* entry = entry_of(*model_type)) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(imported, import_object(*entry, config, fields, notes));
   } else {
-    TRAINFLOPS_ASSIGN_OR_RETURN(model, import_text_config(config, *model_type, notes));
+    TRAINFLOPS_ASSIGN_OR_RETURN(imported, import_text_config(config, *model_type, notes));
     fields.get("text_config");
     fields.ignore_unread();
     const Fields::Unread unread = fields.finish();
     notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
   }
   if (unknown_fields == UnknownFields::kRejected && !notes.unknown.empty()) return Error(notes.unknown.front());
+  Model& model = imported.model;
   model.name = name && !name->empty() ? *name : *model_type;
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  return HfImport{std::move(model), std::move(notes.ignored), std::move(notes.assumed), std::move(notes.unknown)};
+  return HfImport{std::move(model), std::move(imported.bridge_args), std::move(notes.ignored),
+                  std::move(notes.assumed), std::move(notes.unknown)};
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inputs/hf_config_reader.h"
+#include "trainflops/megatron_args.h"
 #include "trainflops/model.h"
 #include "trainflops/result.h"
 
@@ -25,6 +26,15 @@ struct Notes {
 };
 
 using Importer = Result<Model> (*)(Fields& config, Notes& notes);
+
+// The Megatron-LM arguments Megatron-Bridge's provider sets for a config
+// (the object the importer read, which accepted it); megatron mode counts
+// them (hf_config.h).
+using BridgeMapping = MegatronArgs (*)(const json& config);
+
+// qwen3_next, qwen3_5_text, qwen3_5_moe_text: Bridge's Qwen3-Next and Qwen3.5
+// providers (hf_bridge_args.cc).
+MegatronArgs bridge_args_qwen_hybrid(const json& config);
 
 // llama, mistral, mixtral, qwen2, qwen3, qwen3_moe (hf_transformer_models.cc).
 Result<Model> import_transformer(Fields& config, Notes& notes);

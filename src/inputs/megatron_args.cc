@@ -280,7 +280,11 @@ Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
   DsaIndexer indexer;
   TRAINFLOPS_ASSIGN_OR_RETURN(indexer.num_heads, required("dsa_indexer_n_heads", a.dsa_indexer_n_heads, when));
   TRAINFLOPS_ASSIGN_OR_RETURN(indexer.head_dim, required("dsa_indexer_head_dim", a.dsa_indexer_head_dim, when));
-  TRAINFLOPS_ASSIGN_OR_RETURN(indexer.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, when));
+  // Megatron-LM's function takes a DSA layer without a top-k as dense
+  // (FlopsCounter: megatron mode alone counts it).
+  if (a.dsa_indexer_topk) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(indexer.topk, required("dsa_indexer_topk", a.dsa_indexer_topk, when));
+  }
   TRAINFLOPS_ASSIGN_OR_RETURN(indexer.grad_mode, indexer_grad_mode(a));
   if (a.dsa_kpool_size) {
     TRAINFLOPS_ASSIGN_OR_RETURN(indexer.pool_size, required("dsa_kpool_size", a.dsa_kpool_size, when));
@@ -291,8 +295,9 @@ Result<DsaIndexer> dsa_indexer(const MegatronArgs& a) {
                  ": KPool requires the indexer loss disabled (the indexer grad mode is " +
                  std::string(grad_mode_name(indexer.grad_mode)) + ")");
   }
-  if (indexer.topk % indexer.pool_size != 0) {
-    return Error("dsa_indexer_topk = " + std::to_string(indexer.topk) +
+  if (indexer.pool_size > 1 && !indexer.topk) return missing("dsa_indexer_topk", "with dsa_kpool_size > 1");
+  if (indexer.topk && *indexer.topk % indexer.pool_size != 0) {
+    return Error("dsa_indexer_topk = " + std::to_string(*indexer.topk) +
                  ": must be a multiple of dsa_kpool_size = " + std::to_string(indexer.pool_size));
   }
   return indexer;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "trainflops/count.h"
+
 namespace trainflops {
 namespace {
 
@@ -72,7 +74,8 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("experimental_attention_variant": "dsa")",
        "multi_latent_attention = None: DSA (experimental_attention_variant = \"dsa\") is built on multi-latent "
        "attention"},
-      {kDsa + R"(, "dsa_indexer_topk": null)", "dsa_indexer_topk is missing: required for DSA layers"},
+      {kDsa + R"(, "dsa_indexer_topk": null, "dsa_kpool_size": 4)",
+       "dsa_indexer_topk is missing: required with dsa_kpool_size > 1"},
       {kDsa + R"(, "dsa_kpool_size": 4, "dsa_indexer_loss_coeff": 0.1)",
        "dsa_kpool_size = 4: KPool requires the indexer loss disabled (the indexer grad mode is detached)"},
       {kDsa + R"(, "dsa_kpool_size": 3)", "dsa_indexer_topk = 64: must be a multiple of dsa_kpool_size = 3"},
@@ -95,6 +98,37 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
     const Result<Model> model = model_from(c.patch);
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.error().message(), c.message);
+  }
+}
+
+// Megatron-LM's function scales DSA's core attention by the top-k it is
+// given; without one it scales nothing (dev 34515063, and main's port of the
+// same fix). The arguments and numbers are the "dsa" configuration of
+// tests/data/megatron_argument_forms.json, measured with Megatron-LM's dev function.
+TEST(MegatronArgsTest, DsaWithoutTopkIsDenseInMegatronModeAlone) {
+  const char* const args = R"({"num_layers": 3, "hidden_size": 1024, "ffn_hidden_size": 2816,
+    "num_attention_heads": 16, "kv_channels": 64, "swiglu": true, "padded_vocab_size": 32000, "seq_length": 4096,
+    "moe_layer_freq": 1, "multi_latent_attention": true, "q_lora_rank": 256, "kv_lora_rank": 128, "qk_head_dim": 64,
+    "qk_pos_emb_head_dim": 32, "v_head_dim": 64, "experimental_attention_variant": "dsa", "dsa_indexer_n_heads": 8,
+    "dsa_indexer_head_dim": 64, "dsa_indexer_topk": null})";
+  const MegatronArgs parsed = parse_megatron_args_json(args).value().args;
+  for (const MegatronBranch branch : {MegatronBranch::kMain, MegatronBranch::kDev}) {
+    SCOPED_TRACE(std::string(megatron_branch_name(branch)));
+    const Result<Model> model = model_from_megatron_args(parsed, branch);
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    const Result<FlopsCounter> megatron = FlopsCounter::create(model.value(), Mode::kMegatron);
+    ASSERT_TRUE(megatron.ok()) << megatron.error().message();
+    EXPECT_EQ(megatron.value().total(Bshd{8, 4096}).value().value, 0x1.0eded8p+44);
+    EXPECT_EQ(megatron.value().megatron_total(MegatronAggregates{6144.0 / 3, 9437184.0 / 3}).value().value,
+              0x1.b4bdbp+39);
+    for (const Mode exact : {Mode::kModel, Mode::kExecuted}) {
+      const Result<FlopsCounter> refused = FlopsCounter::create(model.value(), exact);
+      ASSERT_FALSE(refused.ok());
+      EXPECT_EQ(refused.error().message(),
+                "layers[0].mixer.indexer.topk is missing: " + std::string(mode_name(exact)) +
+                    " mode counts the keys a DSA layer selects (only megatron mode counts a layer without a top-k, "
+                    "as Megatron-LM's function does: every causal pair)");
+    }
   }
 }
 

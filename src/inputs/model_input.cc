@@ -39,9 +39,20 @@ Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed, bool megatron_
   return resolved;
 }
 
-Result<ResolvedModel> from_hf_import(Result<HfImport> import, std::string_view where) {
+Result<ResolvedModel> from_hf_import(Result<HfImport> import, std::string_view where, MegatronBranch branch) {
   TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, std::move(import));
   ResolvedModel resolved;
+  if (imported.bridge_args) {
+    Result<Model> bridged = model_from_megatron_args(*imported.bridge_args, branch);
+    if (bridged.ok()) {
+      bridged.value().name = imported.model.name;
+      resolved.megatron_model = std::move(bridged);
+    } else {
+      resolved.megatron_model = bridged.error().context(
+          "megatron mode counts the Megatron-LM arguments Megatron-Bridge sets for this config, which Megatron-LM's "
+          "function refuses (model mode counts the config as it is)");
+    }
+  }
   resolved.model = std::move(imported.model);
   resolved.ignored = std::move(imported.ignored);
   resolved.assumed = std::move(imported.assumed);
@@ -91,12 +102,14 @@ Result<ResolvedModel> from_source(const ModelInput& in, MegatronBranch branch) {
     return resolved;
   }
   const UnknownFields unknown_fields = in.strict ? UnknownFields::kRejected : UnknownFields::kWarned;
-  if (in.hf_config_json) return from_hf_import(import_hf_config(*in.hf_config_json, unknown_fields), "config.json");
+  if (in.hf_config_json) {
+    return from_hf_import(import_hf_config(*in.hf_config_json, unknown_fields), "config.json", branch);
+  }
   // A release is a directory whose config.json describes the model.
   std::string path = *in.hf_config;
   std::error_code ignored_error;
   if (std::filesystem::is_directory(path, ignored_error)) path = (std::filesystem::path(path) / "config.json").string();
-  return from_hf_import(read_hf_import(path, unknown_fields), path);
+  return from_hf_import(read_hf_import(path, unknown_fields), path, branch);
 }
 
 }  // namespace
@@ -118,7 +131,19 @@ Result<ResolvedModel> resolve_model(const ModelInput& in) {
   TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, from_source(in, branch));
   if (in.dsa_indexer_grad_mode) {
     TRAINFLOPS_RETURN_IF_ERROR(apply_dsa_indexer_grad_mode(resolved.model, *in.dsa_indexer_grad_mode));
+    if (resolved.megatron_model && resolved.megatron_model->ok()) {
+      const Status applied = apply_dsa_indexer_grad_mode(resolved.megatron_model->value(), *in.dsa_indexer_grad_mode);
+      if (!applied.ok()) resolved.megatron_model = applied.error();
+    }
   }
+  return resolved;
+}
+
+Result<ResolvedModel> counted_in(ResolvedModel resolved, Mode mode) {
+  if (mode != Mode::kMegatron || !resolved.megatron_model) return resolved;
+  if (!resolved.megatron_model->ok()) return resolved.megatron_model->error();
+  resolved.model = std::move(resolved.megatron_model->value());
+  resolved.megatron_model.reset();
   return resolved;
 }
 

@@ -155,8 +155,12 @@ Status check(const Checker& c, const DsaAttention& a) {
                          "KPool requires the indexer loss disabled (grad mode off, got " +
                              std::string(grad_mode_name(i.grad_mode)) + ")");
   }
-  if (i.topk % i.pool_size != 0) {
-    return indexer.error("topk", i.topk, "must be a multiple of pool_size = " + std::to_string(i.pool_size));
+  if (!i.topk) {
+    if (i.pool_size == 1) return Ok{};
+    return indexer.error("pool_size", i.pool_size, "KPool selects topk / pool_size pools, and topk is unset");
+  }
+  if (*i.topk % i.pool_size != 0) {
+    return indexer.error("topk", *i.topk, "must be a multiple of pool_size = " + std::to_string(i.pool_size));
   }
   return Ok{};
 }
@@ -389,6 +393,36 @@ Status validate(const Model& model) {
                  " decoder layers; the model has " + std::to_string(model.layers.size()));
   }
   return Ok{};
+}
+
+namespace {
+
+// The position of the first DSA layer of `layers` without a top-k.
+std::optional<std::int64_t> first_dsa_layer_without_topk(const LayerStack& layers) {
+  for (const LayerStack::Run& run : layers.runs()) {
+    const Layer& layer = layers.distinct()[run.layer];
+    const auto* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
+    if (dsa && !dsa->indexer.topk) return run.start;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status check_dsa_topk_given(const Model& model, std::string_view mode) {
+  std::string path;
+  if (const std::optional<std::int64_t> position = first_dsa_layer_without_topk(model.layers)) {
+    path = "layers[" + std::to_string(*position) + "]";
+  }
+  for (std::size_t d = 0; path.empty() && d < model.mtp_depths.size(); ++d) {
+    if (const std::optional<std::int64_t> position = first_dsa_layer_without_topk(model.mtp_depths[d])) {
+      path = "mtp_depths[" + std::to_string(d) + "][" + std::to_string(*position) + "]";
+    }
+  }
+  if (path.empty()) return Ok{};
+  return Error(path + ".mixer.indexer.topk is missing: " + std::string(mode) +
+               " counts the keys a DSA layer selects (only megatron mode counts a layer without a top-k, as "
+               "Megatron-LM's function does: every causal pair)");
 }
 
 std::string mixer_kind(const Mixer& mixer) {

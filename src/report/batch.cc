@@ -12,9 +12,10 @@ using nlohmann::json;
 
 Result<CountRequest> parse_count_request(std::string_view record_json) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const BatchRecord record, read_batch_record(record_json));
-  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, resolve_model(record.model));
   CountRequest request;
   TRAINFLOPS_ASSIGN_OR_RETURN(request.mode, parse_mode(record.mode));
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel all, resolve_model(record.model));
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, counted_in(std::move(all), request.mode));
   if (record.recompute) {
     TRAINFLOPS_ASSIGN_OR_RETURN(request.recompute, parse_recompute(*record.recompute));
   }

@@ -46,7 +46,7 @@ Result<std::int64_t> read_seq_length(const Options& options, const ResolvedModel
 
 Result<std::string> count_view(const Options& options, const std::vector<std::int64_t>* cu_seqlens) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, read_mode(options));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, read_recompute(options, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, read_workload(options, source, cu_seqlens));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));
@@ -60,13 +60,14 @@ Result<std::string> sweep_view(const Options& options) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Mode mode, read_mode(options));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<std::int64_t> lengths,
                               parse_seq_lengths(option(options, "seq-lengths").value_or("4k,32k,128k,256k")));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<SweepPoint> points, sweep(source.model, lengths, mode));
   return render_sweep(points, summarize(source.model), mode, Format::kJson);
 }
 
 Result<std::string> compare_view(const Options& options) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options));
+  // Every framework's convention, counted on the model as its source describes it.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options, Mode::kModel));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t seq_length, read_seq_length(options, source));
   std::int64_t sequences = source.global_batch_size.value_or(1);
   if (option(options, "global-batch-size")) {
@@ -91,7 +92,7 @@ Result<std::string> plan_view(const Options& options) {
   if (option(options, "price-per-gpu-hour")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(cluster.price_per_gpu_hour, read_number(options, "price-per-gpu-hour"));
   }
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(source.model, mode));
   const std::optional<std::string> tokens_text = option(options, "tokens");
   if (!tokens_text) return Error("the run's length is missing: give --tokens (a budget, e.g. 15T)");
@@ -116,7 +117,7 @@ Result<std::string> mfu_view(const Options& options, const std::vector<std::int6
   if (!option(options, "step-time")) return Error("the step time is missing: give --step-time (seconds per iteration)");
   TRAINFLOPS_ASSIGN_OR_RETURN(const double step_time_s, read_number(options, "step-time"));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t num_gpus, read_num_gpus(options));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const ResolvedModel source, read_model(options, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Recompute recompute, read_recompute(options, source, mode));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Workload workload, read_workload(options, source, cu_seqlens));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Report report, count(source.model, workload, mode, recompute));

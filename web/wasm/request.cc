@@ -22,7 +22,7 @@ bool switched_on(const Options& options, const std::string& name) {
 
 }  // namespace
 
-Result<ResolvedModel> read_model(const Options& options) {
+Result<ResolvedModel> read_model(const Options& options, Mode mode) {
   ModelInput input;
   input.preset = option(options, "preset");
   input.hf_config_json = option(options, "hf");
@@ -34,7 +34,8 @@ Result<ResolvedModel> read_model(const Options& options) {
   input.dsa_indexer_grad_mode = option(options, "dsa-indexer-grad-mode");
   input.strict = switched_on(options, "strict");
   input.allow_unknown_flags = switched_on(options, "allow-unknown-flags");
-  return resolve_model(input);
+  TRAINFLOPS_ASSIGN_OR_RETURN(ResolvedModel resolved, resolve_model(input));
+  return counted_in(std::move(resolved), mode);
 }
 
 Result<std::int64_t> read_size(const Options& options, const std::string& name, std::int64_t minimum, bool suffixes) {

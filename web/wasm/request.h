@@ -27,8 +27,8 @@ std::optional<std::string> option(const Options& options, const std::string& nam
 // config.json's text), "config" (a trainflops config's text), "args"
 // (Megatron-LM arguments as JSON text) or "megatron" (Megatron-LM flags as a
 // launch script writes them), with "dsa-indexer-grad-mode", "strict" and
-// "allow-unknown-flags".
-Result<ResolvedModel> read_model(const Options& options);
+// "allow-unknown-flags", as `mode` counts it (counted_in).
+Result<ResolvedModel> read_model(const Options& options, Mode mode);
 
 // The workload of "global-batch-size" with "seq-length", or of "cu-seqlens"
 // (the name of the file the page read, whose offsets are `cu_seqlens`).
