@@ -119,8 +119,7 @@ TEST(MegatronArgsTest, DsaWithoutTopkIsDenseInMegatronModeAlone) {
     const Result<FlopsCounter> megatron = FlopsCounter::create(model.value(), Mode::kMegatron);
     ASSERT_TRUE(megatron.ok()) << megatron.error().message();
     EXPECT_EQ(megatron.value().total(Bshd{8, 4096}).value().value, 0x1.0eded8p+44);
-    EXPECT_EQ(megatron.value().megatron_total(MegatronAggregates{6144.0 / 3, 9437184.0 / 3}).value().value,
-              0x1.b4bdbp+39);
+    EXPECT_EQ(megatron.value().total(SequenceAggregates{6144 / 3, 9437184 / 3}).value().value, 0x1.b4bdbp+39);
     for (const Mode exact : {Mode::kModel, Mode::kExecuted}) {
       const Result<FlopsCounter> refused = FlopsCounter::create(model.value(), exact);
       ASSERT_FALSE(refused.ok());
