@@ -22,7 +22,7 @@ BELOW = {
     "inputs": {"base", "model", "inputs"},
     "report": {"base", "model", "accounting", "inputs", "report"},
 }
-HEADER_ONLY = {"mode": "accounting"}
+HEADER_ONLY = {}
 FRONT_ENDS = ("python", "tools")
 # (front-end file, internal header): why it is still included.
 FRONT_END_EXCEPTIONS = {
