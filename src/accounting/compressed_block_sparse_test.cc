@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "accounting/report_component.h"
 #include "trainflops/count.h"
 #include "trainflops/native_config.h"
 
@@ -13,13 +14,6 @@ namespace trainflops {
 namespace {
 
 using nlohmann::json;
-
-Int128 flops_of(const Report& report, Component wanted) {
-  for (const ComponentFlops& part : report.components) {
-    if (part.component == wanted) return *part.flops.exact;
-  }
-  return 0;
-}
 
 // Query i sees the complete blocks ending at or before it (block b holds
 // keys (b-1)r+1 .. br) and attends the keys of budget / r of them (any: the

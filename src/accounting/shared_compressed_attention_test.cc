@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "accounting/report_component.h"
 #include "trainflops/count.h"
 #include "trainflops/native_config.h"
 
@@ -13,13 +14,6 @@ namespace trainflops {
 namespace {
 
 using nlohmann::json;
-
-Int128 flops_of(const Report& report, Component wanted) {
-  for (const ComponentFlops& part : report.components) {
-    if (part.component == wanted) return *part.flops.exact;
-  }
-  return 0;
-}
 
 struct Expected {
   Int128 projections = 0, window = 0, selected = 0, compressor = 0, indexer_projections = 0, scoring = 0;
