@@ -166,6 +166,38 @@ TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFuncti
             (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}, {"qwen3_8_flash_next_flops", 28}}));
 }
 
+// tests/data/compare/nemo_automodel_longcat.jsonl: what NeMo Automodel's
+// mla_moe_flops (its function for Transformers' LongcatFlashConfig) returned
+// on LongCat-Flash's config, run from its source by
+// validation/automodel_longcat_function.py. It charges every top-k pick as a
+// real expert: compare reproduces it exactly by charging the zero experts'
+// picks, and names that as the difference from trainflops' own count.
+TEST(CompareCommandTest, NemoAutomodelRowOfLongcatFlashIsWhatItsFunctionReturned) {
+  std::ifstream in(data("compare/nemo_automodel_longcat.jsonl"));
+  std::size_t records = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    std::string command = "compare";
+    for (std::string option : record["options"]) {
+      if (option.rfind("tests/data/", 0) == 0) option = data(option.substr(std::string("tests/data/").size()));
+      command += " " + option;
+    }
+    command += " --seq-length " + std::to_string(record["seq_length"].get<int>());
+    SCOPED_TRACE(command);
+    const nlohmann::json c = json_of(command);
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_FALSE(row["flops"].is_null()) << row["reason"];
+    const double theirs = record["flops"].get<double>();
+    EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
+    std::set<std::string> differences;
+    for (const nlohmann::json& d : row["differences"]) differences.insert(d["convention"].get<std::string>());
+    EXPECT_TRUE(differences.count("zero_experts")) << row["differences"].dump();
+    ++records;
+  }
+  EXPECT_EQ(records, 4u);
+}
+
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {
   // Llama-3.1-8B: 8,030,261,248 parameters published, less the embedding
   // (128256 x 4096), its 65 norm vectors among them; torchtitan adds 6 x 32

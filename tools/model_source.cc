@@ -1,5 +1,6 @@
 #include "model_source.h"
 
+#include <charconv>
 #include <iostream>
 
 #include "trainflops/megatron_flags.h"
@@ -22,6 +23,9 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--dsa-indexer-grad-mode", options.dsa_indexer_grad_mode,
                      "How every DSA indexer trains, whatever the model source: off, detached (dense KL loss), "
                      "sparse (sparse KL loss) or full (inputs not detached); overrides the source's setting");
+  command.add_option("--real-experts-per-token", options.real_experts_per_token,
+                     "How many of each token's top-k picks are real experts on a model with zero (identity) "
+                     "experts, measured on the data; overrides the nominal value the source assumes");
   command.add_option("--megatron-branch", options.megatron_branch,
                      "Which Megatron-LM branch's FLOPs function counts Megatron-LM arguments and flags: main "
                      "(the default) or dev; they differ on hybrid layer patterns (docs/accounting.md, 6)");
@@ -46,6 +50,15 @@ Result<ModelSource> load_model(const ModelOptions& o, Mode mode) {
   if (o.megatron) input.megatron_flags = o.megatron_flags;
   input.dsa_indexer_grad_mode = given(o.dsa_indexer_grad_mode);
   input.megatron_branch = given(o.megatron_branch);
+  if (!o.real_experts_per_token.empty()) {
+    std::int64_t real = 0;
+    const std::string& text = o.real_experts_per_token;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), real);
+    if (error != std::errc{} || end != text.data() + text.size()) {
+      return Error("real_experts_per_token = \"" + text + "\": must be a whole number of experts");
+    }
+    input.real_experts_per_token = real;
+  }
   input.strict = o.strict;
   input.allow_unknown_flags = o.allow_unknown_flags;
   Result<ModelSource> resolved = resolve_model(input);

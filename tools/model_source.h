@@ -19,14 +19,15 @@ struct ModelOptions {
   bool megatron = false;
   std::vector<std::string> megatron_flags;  // the words after -- (set by the runner, not by CLI11)
   std::string dsa_indexer_grad_mode;        // empty: as the source says
+  std::string real_experts_per_token;       // empty: as the source says
   std::string megatron_branch;              // empty: main
   bool strict = false;
   bool allow_unknown_flags = false;
   bool verbose = false;
 };
 
-// Adds --preset, --args, --config, --hf, --megatron, --dsa-indexer-grad-mode
-// and --verbose.
+// Adds --preset, --args, --config, --hf, --megatron, --dsa-indexer-grad-mode,
+// --real-experts-per-token and --verbose.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
 using ModelSource = ResolvedModel;

@@ -6,7 +6,7 @@
 //    (packed lengths), "cu_seqlens" or "total_real_tokens" + "seqlen_squared_sum"}
 // Instead of "args" a record may name the model as the other front ends do:
 // "preset", "hf", "config" or "flags" (model_input.h), with
-// "dsa_indexer_grad_mode", "megatron_branch" ("main" or "dev"), "strict",
+// "dsa_indexer_grad_mode", "real_experts_per_token", "megatron_branch" ("main" or "dev"), "strict",
 // "allow_unknown_flags" and, for BSHD, "seq_length".
 //
 // Thread safety: CountRequest and BatchAnswer are plain values: several threads

@@ -300,6 +300,15 @@ struct Moe {
   std::optional<std::int64_t> latent_size;
   bool gated = false;
   bool megatron_charges_ungated = false;  // as DenseMlp's
+  // Zero-computation (identity) experts, LongCat-Flash's: the router picks
+  // topk among the routed experts and these, and a token sent to one passes
+  // through unchanged, at no cost. How many of its topk picks are real experts
+  // depends on the data: real_experts_per_token (0 to topk), set whenever
+  // zero_experts is, counts them per token in model and executed modes;
+  // megatron mode charges every pick as a real expert, as Megatron-LM (which
+  // has no zero experts) would.
+  std::optional<std::int64_t> zero_experts;
+  std::optional<std::int64_t> real_experts_per_token;
 
   bool operator==(const Moe&) const = default;
 };
@@ -547,6 +556,15 @@ Result<DsaIndexer::GradMode> parse_grad_mode(std::string_view text);
 // training. Fails, leaving `model` unchanged, when it has no DSA layer (KPool's
 // rule that its indexer does not train is checked by validate()).
 Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode);
+
+// Sets how many of each token's top-k picks are real experts on every MoE
+// layer with zero experts: a measured value (the average over the data, in
+// whole experts) in place of the nominal one a release's import assumes.
+// Fails, leaving `model` unchanged, when it has no zero experts
+// ("real_experts_per_token = 8: the model has no zero experts, ...") or
+// when `real` is outside 0..topk ("real_experts_per_token = 13: must be
+// between 0 and topk = 12").
+Status set_real_experts_per_token(Model& model, std::int64_t real);
 
 // Checks every size of `model` (positive, groups dividing heads, ...). Errors
 // name the field by its path, e.g.

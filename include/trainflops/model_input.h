@@ -38,6 +38,10 @@ struct ModelInput {
   // How every DSA indexer trains, overriding what the source says: "off",
   // "detached", "sparse" or "full".
   std::optional<std::string> dsa_indexer_grad_mode;
+  // How many of each token's top-k picks are real experts, on a model with
+  // zero-computation experts (LongCat-Flash): measured on the data, in place
+  // of the nominal value its source assumes (set_real_experts_per_token).
+  std::optional<std::int64_t> real_experts_per_token;
   // Which Megatron-LM branch's function Megatron-LM arguments and flags (and
   // the arguments Megatron-Bridge sets for a Hugging Face config) are counted
   // by: "main" (unset) or "dev" (megatron_args.h, MegatronBranch).

@@ -519,6 +519,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kNgramMemory: return "ngram_memory";
     case ConventionKind::kCandidateBlocks: return "candidate_blocks";
     case ConventionKind::kSharedExpertGate: return "shared_expert_gate";
+    case ConventionKind::kZeroExperts: return "zero_experts";
   }
   return "";
 }
@@ -546,6 +547,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kNgramMemory: return "n-gram memory";
     case ConventionKind::kCandidateBlocks: return "candidate blocks";
     case ConventionKind::kSharedExpertGate: return "shared expert gate";
+    case ConventionKind::kZeroExperts: return "zero experts";
   }
   return "";
 }

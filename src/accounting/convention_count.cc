@@ -324,7 +324,9 @@ void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const 
   const Convention charged = c.quick_geglu_as_ungated ? kMegatronMode : kModelMode;
   std::visit(Overloaded{
                  [&](const DenseMlp& mlp) { sum.add(terms_of(mlp, h, charged), exact); },
-                 [&](const Moe& moe) {
+                 [&](const Moe& described) {
+                   Moe moe = described;
+                   if (!c.zero_experts_free && moe.zero_experts) moe.real_experts_per_token = moe.topk;
                    Terms terms = terms_of(moe, h, charged);
                    if (c.router) {  // as executed mode adds it
                      for (const Term& term : terms_of(moe, h, kExecutedMode)) {
@@ -464,6 +466,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
     case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
     case ConventionKind::kSharedExpertGate: to.shared_expert_gate = from.shared_expert_gate; return;
+    case ConventionKind::kZeroExperts: to.zero_experts_free = from.zero_experts_free; return;
   }
 }
 
@@ -554,6 +557,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       break;
     case ConventionKind::kCandidateBlocks: return c.candidate_blocks ? "candidate entries" : "every entry";
     case ConventionKind::kSharedExpertGate: return c.shared_expert_gate ? "counted" : "not counted";
+    case ConventionKind::kZeroExperts: return c.zero_experts_free ? "free" : "charged as real experts";
   }
   return "";
 }

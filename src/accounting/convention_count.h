@@ -128,10 +128,14 @@ struct Conventions {
   // The shared expert's gate (ParameterLayout::shared_expert_gate), h x 1 per
   // token: no mode counts it.
   bool shared_expert_gate = false;
+  // A top-k pick of a zero-computation (identity) expert costs nothing (false:
+  // every pick is charged as a real expert, as frameworks that know no zero
+  // experts charge it).
+  bool zero_experts_free = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.
-constexpr Conventions kModelConventions{.mla_output_gate = true};
+constexpr Conventions kModelConventions{.mla_output_gate = true, .zero_experts_free = true};
 
 // Sets `kind` in `to` to `from`'s choice.
 void take_choice(ConventionKind kind, const Conventions& from, Conventions& to);

@@ -23,6 +23,14 @@ struct LayerCase {
 constexpr auto kProj = Component::kAttentionProjections;
 constexpr auto kCore = Component::kCoreAttention;
 
+// 64 experts of 6 and 32 zero experts, top-6, `real` of the picks real.
+Moe zero_expert_moe(std::int64_t real) {
+  Moe moe{64, 6, 6, std::nullopt, std::nullopt, true};
+  moe.zero_experts = 32;
+  moe.real_experts_per_token = real;
+  return moe;
+}
+
 GqaAttention gqa(std::optional<std::int64_t> head_dim, std::int64_t groups, bool gate) {
   return GqaAttention{
       .num_heads = 4, .num_query_groups = groups, .head_dim = head_dim, .output_gate = gate, .window = {}, .chunk = {}};
@@ -154,6 +162,23 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        {{Component::kMoeRouted, kTokens, 576, 1},
         {Component::kMoeShared, kTokens, 240, 1},
         {Component::kMoeRouter, kTokens, 1024, 1}}},
+      // Zero experts (LongCat-Flash): 64 real and 32 zero experts, top-6, of
+      // which 2 are real: 3*6*2*8 = 288 FMAs, as "moe".
+      {"moe with zero experts",
+       moe_terms(zero_expert_moe(2), 8, Convention{Mode::kModel}),
+       {{Component::kMoeRouted, kTokens, 576, 1}}},
+      // No real expert: the routed experts cost nothing.
+      {"moe with zero experts only",
+       moe_terms(zero_expert_moe(0), 8, Convention{Mode::kModel}),
+       {{Component::kMoeRouted, kTokens, 0, 1}}},
+      // Executed: the router scores the 64 + 32 experts, 8 x 96 = 768 FMAs.
+      {"moe with zero experts executed",
+       moe_terms(zero_expert_moe(2), 8, Convention{Mode::kExecuted}),
+       {{Component::kMoeRouted, kTokens, 576, 1}, {Component::kMoeRouter, kTokens, 1536, 1}}},
+      // Megatron-LM knows no zero experts: every one of the 6 picks, 3*6*6*8 = 864 FMAs.
+      {"moe with zero experts, megatron",
+       moe_terms(zero_expert_moe(2), 8, Convention{Mode::kMegatron}),
+       {{Component::kMoeRouted, kTokens, 1728, 1}}},
       // Executed: only the 2h^2 = 128 FMAs of the projection.
       {"mtp projection executed",
        {mtp_projection_term(8, Convention{Mode::kExecuted})},

@@ -20,14 +20,18 @@ void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention conv
 
 void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms) {
   const Int128 h = hidden_size, width = mlp_width_factor(moe, convention);
-  const Int128 experts = width * moe.expert_ffn_hidden_size * moe.topk;
+  // A pick of a zero expert costs nothing; Megatron-LM knows no zero experts
+  // and charges every pick as a real expert.
+  const std::int64_t real = is_exact(convention) ? moe.real_experts_per_token.value_or(moe.topk) : moe.topk;
+  const Int128 experts = width * moe.expert_ffn_hidden_size * real;
   const Int128 routed = moe.latent_size ? experts * *moe.latent_size + 2 * h * *moe.latent_size : experts * h;
   terms.push_back(trained_gemm(Component::kMoeRouted, kTokens, routed));
   if (moe.shared_expert_ffn_hidden_size) {
     terms.push_back(trained_gemm(Component::kMoeShared, kTokens, width * h * *moe.shared_expert_ffn_hidden_size));
   }
   if (is_executed(convention) && moe.num_experts) {
-    terms.push_back(trained_gemm(Component::kMoeRouter, kTokens, h * *moe.num_experts));
+    // The router scores the zero experts too.
+    terms.push_back(trained_gemm(Component::kMoeRouter, kTokens, h * (*moe.num_experts + moe.zero_experts.value_or(0))));
   }
 }
 

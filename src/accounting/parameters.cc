@@ -239,20 +239,23 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
   const Int128 width = m.latent_size ? *m.latent_size : h;
   const Int128 expert = gated_matrices(m.gated) * width * m.expert_ffn_hidden_size;
   const Int128 latent_projections = m.latent_size ? 2 * h * *m.latent_size : 0;
-  p.weight(Component::kMoeRouted, experts * expert + latent_projections, m.topk * expert + latent_projections);
+  // A token uses the experts its picks send it to: real_experts_per_token of
+  // them when some picks are zero experts, which have no weights.
+  const Int128 used = m.real_experts_per_token.value_or(m.topk);
+  p.weight(Component::kMoeRouted, experts * expert + latent_projections, used * expert + latent_projections);
   if (m.shared_expert_ffn_hidden_size) {
     p.weight(Component::kMoeShared, gated_matrices(m.gated) * h * *m.shared_expert_ffn_hidden_size);
   }
-  p.weight(Component::kMoeRouter, h * experts);
+  p.weight(Component::kMoeRouter, h * (experts + m.zero_experts.value_or(0)));  // it scores the zero experts too
   const ParameterLayout& layout = c.layout;
   if (layout.linear_biases) {
     const Int128 one = mlp_biases(m.gated, m.expert_ffn_hidden_size, width);
-    p.add(ParameterKind::kBias, experts * one + experts, m.topk * one + experts);  // the experts', the router's
+    p.add(ParameterKind::kBias, experts * one + experts, used * one + experts);  // the experts', the router's
     if (m.shared_expert_ffn_hidden_size) {
       p.add(ParameterKind::kBias, mlp_biases(m.gated, *m.shared_expert_ffn_hidden_size, h));
     }
   }
-  if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts);
+  if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts + m.zero_experts.value_or(0));
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
 }
 

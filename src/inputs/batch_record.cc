@@ -14,9 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 17> kKeys = {
+constexpr std::array<std::string_view, 18> kKeys = {
     "mode",  "recompute", "args",       "preset",     "hf",        "config",
-    "flags", "dsa_indexer_grad_mode",   "megatron_branch",        "strict",     "allow_unknown_flags",
+    "flags", "dsa_indexer_grad_mode",   "real_experts_per_token", "megatron_branch", "strict", "allow_unknown_flags",
     "batch_size",         "seq_length", "docs",       "cu_seqlens", "total_real_tokens",
     "seqlen_squared_sum"};
 
@@ -108,6 +108,7 @@ Status read_model(const json& record, ModelInput& in) {
   TRAINFLOPS_RETURN_IF_ERROR(
       read_optional(record, "flags", in.megatron_flags, [](const json& value, const char*) { return read_words(value); }));
   TRAINFLOPS_RETURN_IF_ERROR(read_optional(record, "dsa_indexer_grad_mode", in.dsa_indexer_grad_mode, read_text));
+  TRAINFLOPS_RETURN_IF_ERROR(read_optional(record, "real_experts_per_token", in.real_experts_per_token, read_int));
   TRAINFLOPS_RETURN_IF_ERROR(read_optional(record, "megatron_branch", in.megatron_branch, read_text));
   std::optional<bool> strict, allow_unknown_flags;
   TRAINFLOPS_RETURN_IF_ERROR(read_optional(record, "strict", strict, read_switch));

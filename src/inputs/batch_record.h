@@ -24,8 +24,8 @@ struct BatchRecord {
 
 // The keys (include/trainflops/batch.h lists them with their meaning):
 //   model:    args (an object of Megatron-LM arguments), preset, hf, config,
-//             flags (a list of strings), dsa_indexer_grad_mode, strict,
-//             allow_unknown_flags
+//             flags (a list of strings), dsa_indexer_grad_mode,
+//             real_experts_per_token, strict, allow_unknown_flags
 //   workload: batch_size, seq_length, docs, cu_seqlens, total_real_tokens,
 //             seqlen_squared_sum (these two: a number or a decimal string)
 //   count:    mode (required), recompute

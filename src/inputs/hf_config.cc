@@ -89,6 +89,7 @@ constexpr Entry kImporters[] = {
     {"kimi_linear", import_kimi_linear},
     {"llama", import_transformer},
     {"llama4_text", import_llama4_text},
+    {"longcat_flash", import_longcat_flash},
     {"minimax_m2", import_minimax_m2},
     {"minimax_m3", import_minimax_m3},
     {"mistral", import_transformer},

@@ -196,6 +196,68 @@ Result<Model> import_deepseek(Fields& config, Notes&) {
   return model;
 }
 
+// LongCat-Flash's release: 18.6B to 31.3B active parameters, about 27B on
+// average. Its fixed part (the card's 18.6B, trainflops' count without the
+// routed experts) and one real expert on every layer (1.06B) put the
+// average at 7.86 real experts per token: 8, the nearest whole number
+// (docs/longcat.md).
+constexpr std::int64_t kLongcatNominalRealExperts = 8;
+
+Result<Model> import_longcat_flash(Fields& config, Notes& notes) {
+  Model model;
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.vocab_size, config.positive("vocab_size"));
+  // num_layers counts LongCat's layers, each two attention + FFN blocks.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t layers, config.layer_count("num_layers"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> blocks, config.optional_positive("num_hidden_layers"));
+  if (blocks && *blocks != 2 * layers) {
+    return config.invalid("num_hidden_layers", *blocks, "must be 2 * num_layers = " + std::to_string(2 * layers));
+  }
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> method, config.optional_text("attention_method"));
+  if (method && *method != "MLA") return config.invalid("attention_method", *method, "must be \"MLA\"");
+  TRAINFLOPS_ASSIGN_OR_RETURN(const MlaAttention mla, mla_attention(config));
+  // Scalars on the LoRA ranks' outputs, not products.
+  config.ignore({"mla_scale_q_lora", "mla_scale_kv_lora"});
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t ffn, config.positive("ffn_hidden_size"));
+  const DenseMlp dense{ffn, /*gated=*/true};
+  Moe moe;
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.num_experts, config.positive("n_routed_experts"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.topk, config.positive("moe_topk"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(moe.expert_ffn_hidden_size, config.positive("expert_ffn_hidden_size"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t zero, config.non_negative("zero_expert_num"));
+  if (zero > 0) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> type, config.optional_text("zero_expert_type"));
+    if (type && *type != "identity") return config.invalid("zero_expert_type", *type, "must be \"identity\"");
+    moe.zero_experts = zero;
+    moe.real_experts_per_token = std::min(kLongcatNominalRealExperts, moe.topk);
+    notes.assumed.push_back(
+        "real_experts_per_token = " + std::to_string(*moe.real_experts_per_token) + " of moe_topk = " +
+        std::to_string(moe.topk) +
+        ": how many picks are real experts (not zero experts) depends on the data; the nominal value from "
+        "LongCat-Flash's release (about 27B of 18.6B-31.3B parameters active), give a measured one with "
+        "real_experts_per_token (--real-experts-per-token); megatron mode charges every pick as a real expert, as "
+        "Megatron-LM has no zero experts");
+  } else {
+    config.ignore({"zero_expert_type"});
+  }
+  if (moe.topk > *moe.num_experts + zero) {
+    return config.invalid("moe_topk", moe.topk,
+                          "must not exceed n_routed_experts + zero_expert_num = " +
+                              std::to_string(*moe.num_experts + zero));
+  }
+  // The dense FFN that reads the first attention's output, as the MoE does,
+  // is the MoE's shared expert in all but name: the same products of the
+  // same input, added to the residual stream.
+  moe.shared_expert_ffn_hidden_size = ffn;
+  moe.gated = true;
+  config.ignore({"routed_scaling_factor", "norm_topk_prob", "router_bias", "moe_switch_token_num"});
+  for (std::int64_t i = 0; i < layers; ++i) {
+    model.layers.push_back(Layer{Mixer{mla}, ChannelMixer{moe}});
+    model.layers.push_back(Layer{Mixer{mla}, ChannelMixer{dense}});
+  }
+  return model;
+}
+
 Result<Model> import_glm4_moe(Fields& config, Notes&) {
   Model model;
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hidden_size, config.positive("hidden_size"));

@@ -71,6 +71,12 @@ Result<Model> import_qwen3_8(Fields& config, Notes& notes);
 // architecture), and with DSA
 // deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
 Result<Model> import_deepseek(Fields& config, Notes& notes);
+// longcat_flash: LongCat-Flash's shortcut-connected MoE layers, each two MLA
+// blocks with a dense FFN and one MoE with zero (identity) experts fed by
+// the first attention, imported as two layers: MLA with the MoE whose shared
+// expert is the first dense FFN, then MLA with the second
+// (hf_deepseek_models.cc).
+Result<Model> import_longcat_flash(Fields& config, Notes& notes);
 // glm4_moe: grouped-query attention with DeepSeek-style MoE layers and MTP
 // (hf_deepseek_models.cc).
 Result<Model> import_glm4_moe(Fields& config, Notes& notes);

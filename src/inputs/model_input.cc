@@ -136,6 +136,15 @@ Result<ResolvedModel> resolve_model(const ModelInput& in) {
       if (!applied.ok()) resolved.megatron_model = applied.error();
     }
   }
+  if (in.real_experts_per_token) {
+    TRAINFLOPS_RETURN_IF_ERROR(set_real_experts_per_token(resolved.model, *in.real_experts_per_token));
+    if (resolved.megatron_model && resolved.megatron_model->ok()) {
+      const Status applied = set_real_experts_per_token(resolved.megatron_model->value(), *in.real_experts_per_token);
+      if (!applied.ok()) resolved.megatron_model = applied.error();
+    }
+    // The measured value replaces the nominal one the source assumed.
+    std::erase_if(resolved.assumed, [](const std::string& note) { return note.starts_with("real_experts_per_token"); });
+  }
   return resolved;
 }
 

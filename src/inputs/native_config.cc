@@ -313,6 +313,8 @@ struct ConfigType<Moe> {
     TRAINFLOPS_ASSIGN_OR_RETURN(m.shared_expert_ffn_hidden_size, r.optional_integer("shared_expert_ffn_hidden_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.latent_size, r.optional_integer("latent_size"));
     TRAINFLOPS_ASSIGN_OR_RETURN(m.gated, r.flag("gated"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.zero_experts, r.optional_integer("zero_experts"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(m.real_experts_per_token, r.optional_integer("real_experts_per_token"));
     return Ok{};
   }
 };

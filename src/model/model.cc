@@ -226,8 +226,26 @@ Status check(const Checker& c, const Moe& m) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("expert_ffn_hidden_size", m.expert_ffn_hidden_size));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("latent_size", m.latent_size));
-  if (m.num_experts && m.topk > *m.num_experts) {
-    return c.error("topk", m.topk, "must not exceed num_experts = " + std::to_string(*m.num_experts));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("zero_experts", m.zero_experts));
+  const std::int64_t choices = m.num_experts ? *m.num_experts + m.zero_experts.value_or(0) : m.topk;
+  if (m.topk > choices) {
+    return c.error("topk", m.topk,
+                   "must not exceed num_experts = " + std::to_string(*m.num_experts) +
+                       (m.zero_experts ? " + zero_experts = " + std::to_string(*m.zero_experts) : ""));
+  }
+  if (m.zero_experts.has_value() != m.real_experts_per_token.has_value()) {
+    return m.zero_experts ? c.error("zero_experts", *m.zero_experts,
+                                    "needs real_experts_per_token, how many of the topk picks are real experts")
+                          : c.error("real_experts_per_token", *m.real_experts_per_token,
+                                    "applies only with zero_experts (identity experts)");
+  }
+  if (m.real_experts_per_token && (*m.real_experts_per_token < 0 || *m.real_experts_per_token > m.topk)) {
+    return c.error("real_experts_per_token", *m.real_experts_per_token,
+                   "must be between 0 and topk = " + std::to_string(m.topk));
+  }
+  if (m.real_experts_per_token && m.num_experts && *m.real_experts_per_token > *m.num_experts) {
+    return c.error("real_experts_per_token", *m.real_experts_per_token,
+                   "must not exceed num_experts = " + std::to_string(*m.num_experts));
   }
   return Ok{};
 }
@@ -356,6 +374,28 @@ Status set_dsa_indexer_grad_mode(Model& model, DsaIndexer::GradMode mode) {
     return Error("dsa_indexer_grad_mode = \"" + std::string(grad_mode_name(mode)) +
                  "\": the model has no DSA layer, so no indexer to train");
   }
+  return Ok{};
+}
+
+Status set_real_experts_per_token(Model& model, std::int64_t real) {
+  const std::string field = "real_experts_per_token = " + std::to_string(real);
+  std::vector<Moe*> moes;
+  const auto find = [&](Layer& layer) {
+    Moe* moe = layer.channel_mixer ? std::get_if<Moe>(&*layer.channel_mixer) : nullptr;
+    if (moe && moe->zero_experts) moes.push_back(moe);
+  };
+  model.layers.edit_each(find);
+  for (LayerStack& depth : model.mtp_depths) depth.edit_each(find);
+  if (moes.empty()) {
+    return Error(field + ": the model has no zero experts, so every one of its top-k picks is a real expert");
+  }
+  for (const Moe* moe : moes) {
+    if (real < 0 || real > moe->topk) return Error(field + ": must be between 0 and topk = " + std::to_string(moe->topk));
+    if (moe->num_experts && real > *moe->num_experts) {
+      return Error(field + ": must not exceed num_experts = " + std::to_string(*moe->num_experts));
+    }
+  }
+  for (Moe* moe : moes) moe->real_experts_per_token = real;
   return Ok{};
 }
 
