@@ -18,6 +18,43 @@ using trainflops::cli_test::slurp;
 
 std::string data(const std::string& name) { return std::string(TRAINFLOPS_TEST_DATA) + "/" + name; }
 
+// LongCat-Flash's real experts per token, from the command line and a batch
+// record: the same count, each real expert 6 x 3 h expert_ffn FLOPs per token
+// and layer (28 layers, h 6144, experts of 2048), and the nominal value's
+// note only when none is given.
+TEST(CliTest, RealExpertsPerTokenFromEveryFrontEnd) {
+  const std::string config = data("hf/longcat-flash-transformers-defaults.json");
+  const auto exact_of = [](const std::string& text) {
+    __int128 value = 0;
+    for (const char digit : text) value = value * 10 + (digit - '0');
+    return value;
+  };
+  const auto counted = [&](const std::string& extra) {
+    const CliRun result =
+        run("count --hf " + config + " --mode model --seq-length 4096 --global-batch-size 1 --format json" + extra);
+    EXPECT_EQ(result.status, 0) << result.err;
+    return result;
+  };
+  const CliRun nominal = counted("");
+  EXPECT_NE(nominal.err.find("assumed real_experts_per_token = 8 of moe_topk = 12"), std::string::npos) << nominal.err;
+  const CliRun none = counted(" --real-experts-per-token 0"), all = counted(" --real-experts-per-token 12");
+  EXPECT_EQ(all.err.find("real_experts_per_token"), std::string::npos) << all.err;
+  const __int128 per_expert = __int128{6} * 3 * 6144 * 2048 * 28 * 4096;
+  const std::string none_exact = nlohmann::json::parse(none.out)["total"]["exact"];
+  const std::string all_exact = nlohmann::json::parse(all.out)["total"]["exact"];
+  const std::string nominal_exact = nlohmann::json::parse(nominal.out)["total"]["exact"];
+  EXPECT_TRUE(exact_of(all_exact) - exact_of(none_exact) == 12 * per_expert);
+  EXPECT_TRUE(exact_of(nominal_exact) - exact_of(none_exact) == 8 * per_expert);
+  const CliRun batch = run("batch", R"({"hf": ")" + config +
+                                        R"(", "mode": "model", "batch_size": 1, "seq_length": 4096, )"
+                                        R"("real_experts_per_token": 12})" "\n");
+  ASSERT_EQ(batch.status, 0) << batch.err;
+  EXPECT_EQ(nlohmann::json::parse(batch.out)["exact"], all_exact);
+  const CliRun wrong = run("count --hf " + config + " --mode model --seq-length 8 --real-experts-per-token 13");
+  EXPECT_NE(wrong.err.find("real_experts_per_token = 13: must be between 0 and topk = 12"), std::string::npos)
+      << wrong.err;
+}
+
 // What ../shared/tools/check_vectors.py does: every record, without its
 // answer, through `trainflops batch`; one result line per record, in order.
 TEST(CliTest, BatchReproducesEveryReferenceVector) {

@@ -90,7 +90,8 @@ TEST(HostileInputTest, BatchRecordsAreReadStrictly) {
        R"({"error":"line 1: unknown key strikt; did you mean strict?"})"},
       {R"({"preset":"glm-5","mode":"model","batch_size":1,"colour":1})",
        R"({"error":"line 1: unknown key colour: a record takes mode, recompute, args, preset, hf, config, flags, )"
-       R"(dsa_indexer_grad_mode, megatron_branch, strict, allow_unknown_flags, batch_size, seq_length, docs, cu_seqlens, )"
+       R"(dsa_indexer_grad_mode, real_experts_per_token, megatron_branch, strict, allow_unknown_flags, batch_size, )"
+       R"(seq_length, docs, cu_seqlens, )"
        R"(total_real_tokens, seqlen_squared_sum"})"},
       // Squares of 2^63 - 1 pass 2^127: an overflow, not a wrapped (negative) sum.
       {R"({"preset":"glm-5","mode":"megatron","docs":[)" + huge + "," + huge + "," + huge +
