@@ -109,6 +109,18 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair also costs the nh multiply-adds of weighting the heads' scores.
 Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
                         Convention convention);
+// DSA over grouped-query attention. model and executed: grouped-query
+// attention's projections per token (gqa_attention_terms), its core over the
+// top-k pairs only, 2 n head_dim multiply-adds per pair (the product with the
+// key and with the value), trained; and, when the layer runs it, one indexer
+// execution as dsa_indexer_terms without query LoRA (its queries are h * nh * hd).
+// In executed mode a layer whose indexer trains also computes its KL loss's
+// teacher: n * head_dim per pair (the main attention's logits), forward only,
+// over every causal pair (detached, full) or the top-k pairs (sparse).
+// megatron: nothing on the hybrid path (Megatron-LM's hybrid function counts no
+// such layer); dense grouped-query attention without the indexer on the
+// standard path.
+Terms dsa_gqa_attention_terms(const DsaGqaAttention& attention, std::int64_t hidden_size, Convention convention);
 // DeepSeek-V4 attention (compressed_attention_flops.cc). Per token: the query LoRA and output
 // projections (q_lora (h + n dv + 1) + h dv + dv + n dv o_lora + o_groups o_lora h,
 // without the norm terms when executed), the compressor (4 h dv for CSA,

@@ -436,7 +436,9 @@ bool frameworks_modelled(const Mixer& mixer) {
                         [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
                                        CompressedSparseAttention, SharedCompressedAttention,
                                        CompressedBlockSparseAttention> auto&) { return true; },
-                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) { return false; },
+                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) {
+                          return false;
+                        },
                     },
                     mixer);
 }

@@ -311,7 +311,7 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                    sum.add(terms, exact);
                  },
                  // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
+                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto& other) {
                    sum.add(terms_of(other, h, projections_mode(c)), exact);
                  },
              },

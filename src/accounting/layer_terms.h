@@ -1,5 +1,5 @@
 // What the files that count the layer types share, one file per family:
-// attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
+// attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA over MLA or GQA, and its indexer),
 // block_sparse_flops.cc (block-sparse GQA), compressed_block_sparse_flops.cc (Qwen3.8's QSA),
 // compressed_attention_flops.cc (DeepSeek-V4), shared_compressed_attention_flops.cc
 // (DeepSeek-V4.1), linear_attention_flops.cc
@@ -34,6 +34,7 @@ inline Term trained_flops(Component component, Statistic per, Int128 flops) {
 void append_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const DsaGqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
 void append_terms(const CompressedBlockSparseAttention& attention, std::int64_t hidden_size, Convention convention,

@@ -132,15 +132,22 @@ void add_mla(Parts& p, const MlaAttention& a, const Context& c) {
 
 void add_mixer(Parts& p, const MlaAttention& a, const Context& c) { add_mla(p, a, c); }
 
-void add_mixer(Parts& p, const DsaAttention& a, const Context& c) {
-  add_mla(p, a.mla, c);
-  if (!a.runs_indexer) return;
-  const DsaIndexer& i = a.indexer;
+// A lightning indexer whose queries are projected from `query_input` wide inputs.
+void add_dsa_indexer(Parts& p, const DsaIndexer& i, Int128 query_input, const Context& c) {
   const Int128 h = c.h, nh = i.num_heads, hd = i.head_dim;
-  const Int128 query_input = a.mla.q_lora_rank ? *a.mla.q_lora_rank : h;
   p.weight(Component::kIndexerProjections, query_input * nh * hd + h * hd + h * nh);
   p.add(ParameterKind::kNorm, 2 * hd);  // the keys' LayerNorm, whatever the model's norms
   if (i.pool_size > 1) p.weight(Component::kKpoolGate, h * hd);
+}
+
+void add_mixer(Parts& p, const DsaAttention& a, const Context& c) {
+  add_mla(p, a.mla, c);
+  if (a.runs_indexer) add_dsa_indexer(p, a.indexer, a.mla.q_lora_rank ? *a.mla.q_lora_rank : c.h, c);
+}
+
+void add_mixer(Parts& p, const DsaGqaAttention& a, const Context& c) {
+  add_mixer(p, a.attention, c);
+  if (a.runs_indexer) add_dsa_indexer(p, a.indexer, c.h, c);  // queries from the hidden state
 }
 
 void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {

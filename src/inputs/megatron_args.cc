@@ -216,6 +216,11 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                               "window_size: a sliding window on multi-latent attention is not counted; it is on "
                               "grouped-query attention");
                         },
+                        [](const DsaGqaAttention&) -> Status {
+                          return Error(ErrorCode::kUnsupported,
+                                       "window_size: a sliding window on DSA over grouped-query attention is not "
+                                       "counted; its queries attend the keys their indexer selects");
+                        },
                         // DeepSeek-V4 and V4.1's attention have a window of their own; the others
                         // attend no window (Megatron-LM's arguments build no block-sparse, Kimi
                         // Delta, DeepSeek-V4.1 or QSA attention).
@@ -345,6 +350,31 @@ class IndexSharing {
 Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_number) {
   DsaAttention dsa;
   TRAINFLOPS_ASSIGN_OR_RETURN(dsa.mla, mla_attention(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
+  dsa.runs_indexer = sharing.runs_indexer(layer_number);
+  return dsa;
+}
+
+// Megatron-LM's DSA-over-GQA layer spec (docs/sparse-attention.md), the last
+// part of `spec`: its `D` layers are grouped-query attention with DSA's indexer.
+constexpr std::string_view kDsaGqaSpec = "hybrid_stack_spec_dsa_gqa";
+
+bool uses_dsa_gqa_spec(const MegatronArgs& a) { return a.spec && !a.spec->empty() && a.spec->back() == kDsaGqaSpec; }
+
+Result<DsaGqaAttention> dsa_gqa_attention(const MegatronArgs& a, std::int64_t layer_number) {
+  // Without grouped-query attention Megatron-LM's argument validation turns
+  // multi-latent attention on for a pattern with `D`, which this spec cannot build.
+  if (!flag(a.group_query_attention)) {
+    return Error("group_query_attention = " + shown(a.group_query_attention) + ": the " + std::string(kDsaGqaSpec) +
+                 " spec's D layers are grouped-query attention, which needs group_query_attention true");
+  }
+  if (flag(a.multi_latent_attention)) {
+    return Error("multi_latent_attention = true: the " + std::string(kDsaGqaSpec) +
+                 " spec's D layers are grouped-query attention, not multi-latent attention");
+  }
+  DsaGqaAttention dsa;
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.attention, gqa_attention(a, /*head_dim_required=*/true));
   TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
   TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
   dsa.runs_indexer = sharing.runs_indexer(layer_number);
@@ -528,7 +558,11 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
       break;
     }
     case LayerSymbol::kDsa: {
-      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
+      if (uses_dsa_gqa_spec(a)) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_gqa_attention(a, number));
+      } else {
+        TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
+      }
       break;
     }
     case LayerSymbol::kWindow:

@@ -138,7 +138,7 @@ TEST(NativeConfigTest, Errors) {
        "mixers, mtp, name, vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
        "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp, "
-       "block_sparse, kda, csa2, qsa"},
+       "block_sparse, kda, csa2, qsa, dsa_gqa"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "gqa", "num_heads": 4}}, "layers": []})",
        "mixers.a.num_query_groups is missing"},
       {R"({"hidden_size": "64", "vocab_size": 100, "layers": []})", "hidden_size = \"64\": must be an integer"},
