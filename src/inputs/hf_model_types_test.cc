@@ -285,7 +285,7 @@ TEST(HfModelTypesTest, MiniMaxM3AttendsBlocksOnItsSparseLayers) {
 
 // Gemma 4: global layers of their own width and groups whose keys are the
 // values; the KV-shared layers of E2B and E4B project no keys or values, and
-// their per-layer embeddings are refused rather than left out.
+// every layer of theirs has a per-layer embedding.
 TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
   const HfImport import = imported(*find_preset("gemma-4-31b").value().hf_config);
   if (import.model.layers.empty()) return;
@@ -317,10 +317,22 @@ TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
   const Terms terms = gqa_attention_terms(std::get<GqaAttention>(*shared.model.layers[5].mixer), 64, Convention{});
   EXPECT_EQ(to_decimal(terms.front().forward_flops), std::to_string(2 * (64 * 128 + 128 * 64)));
 
-  const Result<HfImport> refused = import_hf_config(small + R"("hidden_size_per_layer_input": 256})");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message(),
-            "hidden_size_per_layer_input = 256: per-layer embeddings (Gemma 4 E2B, E4B) are not counted yet");
+  EXPECT_FALSE(shared.model.layers[0].per_layer_embedding);
+
+  // Per-layer embeddings: every layer's own, from a table of
+  // vocab_size_per_layer_input rows; that table's size is required.
+  const HfImport embedded =
+      imported(small + R"("hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50})");
+  if (embedded.model.layers.empty()) return;
+  for (const Layer& layer : embedded.model.layers) {
+    ASSERT_TRUE(layer.per_layer_embedding);
+    EXPECT_EQ(*layer.per_layer_embedding, (PerLayerEmbedding{.dim = 8, .vocabulary = 50}));
+  }
+  const Result<HfImport> missing = import_hf_config(small + R"("hidden_size_per_layer_input": 8})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(),
+            "vocab_size_per_layer_input is missing: required by per-layer embeddings (hidden_size_per_layer_input > "
+            "0)");
 }
 
 // What the Qwen3.5 import refuses rather than miscounts.
