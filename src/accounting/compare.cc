@@ -204,9 +204,10 @@ std::string nemo_rl_cannot_express(const Model& model) {
            !std::holds_alternative<MlaAttention>(*l.mixer);
   });
   if (other_mixer) return std::string(kFormulas) + "; this model has other attention";
-  if (model.hyper_connections || has_ngram_memory(model) || has_per_layer_embedding(model)) {
-    return std::string(kFormulas) + "; hyper-connections, n-gram memory and per-layer embeddings have no place in them";
+  if (model.hyper_connections || has_ngram_memory(model)) {
+    return std::string(kFormulas) + "; hyper-connections and n-gram memory have no place in them";
   }
+  if (has_per_layer_embedding(model)) return std::string(kFormulas) + "; per-layer embeddings have no place in them";
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
         return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||

@@ -49,8 +49,7 @@ void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Conventio
 
 Int128 per_layer_embedding_product_fmas(const PerLayerEmbedding& embedding) { return embedding.dim; }
 
-void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention,
-                  Terms& terms) {
+void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention, Terms& terms) {
   if (convention.mode == Mode::kMegatron) return;
   const Int128 h = hidden_size, p = embedding.dim;
   // The layer's slice of the model-level projection, the gate, the gate times

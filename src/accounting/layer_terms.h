@@ -48,8 +48,7 @@ void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention conv
 void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention, Terms& terms);
-void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention,
-                  Terms& terms);
+void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention, Terms& terms);
 // A layer's hyper-connections, around each of its `sublayers` (0 to 2).
 void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
                   Terms& terms);

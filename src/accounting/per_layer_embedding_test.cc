@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "accounting/report_component.h"
 #include "trainflops/compare.h"
 #include "trainflops/count.h"
 #include "trainflops/layer_flops.h"
@@ -34,8 +35,8 @@ TEST(PerLayerEmbeddingTest, HandDerivedTerms) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.h) + " x " + std::to_string(c.p) + " " + std::string(mode_name(c.mode)));
-    const Terms terms = per_layer_embedding_terms(PerLayerEmbedding{.dim = c.p, .vocabulary = 100}, c.h,
-                                                  Convention{c.mode});
+    const Terms terms =
+        per_layer_embedding_terms(PerLayerEmbedding{.dim = c.p, .vocabulary = 100}, c.h, Convention{c.mode});
     if (c.forward_flops == 0) {
       EXPECT_TRUE(terms.empty());
       continue;
@@ -110,12 +111,7 @@ TEST(PerLayerEmbeddingTest, CountMatchesEveryProductWalkedOneByOne) {
   EXPECT_EQ(count(embedded, docs, Mode::kMegatron).value().total.value,
             count(plain, docs, Mode::kMegatron).value().total.value);
   // The breakdown names them, in each layer's row.
-  const Report report = count(embedded, docs, Mode::kModel).value();
-  Int128 component = 0;
-  for (const ComponentFlops& part : report.components) {
-    if (part.component == Component::kPerLayerEmbedding) component = *part.flops.exact;
-  }
-  EXPECT_EQ(component, expected);
+  EXPECT_EQ(flops_of(count(embedded, docs, Mode::kModel).value(), Component::kPerLayerEmbedding), expected);
   EXPECT_EQ(component_name(Component::kPerLayerEmbedding), "per_layer_embedding");
 }
 
@@ -170,7 +166,7 @@ TEST(PerLayerEmbeddingTest, CompareSaysWhatEachFrameworkCounts) {
       case Framework::kNemoRl:
         EXPECT_EQ(framework.reason,
                   "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; "
-                  "hyper-connections, n-gram memory and per-layer embeddings have no place in them");
+                  "per-layer embeddings have no place in them");
         break;
       case Framework::kNemoAutomodel:
         EXPECT_EQ(framework.reason, "NeMo Automodel has no per-layer embeddings (Gemma 4 E2B, E4B)");

@@ -321,8 +321,7 @@ TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
 
   // Per-layer embeddings: every layer's own, from a table of
   // vocab_size_per_layer_input rows; that table's size is required.
-  const HfImport embedded =
-      imported(small + R"("hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50})");
+  const HfImport embedded = imported(small + R"("hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50})");
   if (embedded.model.layers.empty()) return;
   for (const Layer& layer : embedded.model.layers) {
     ASSERT_TRUE(layer.per_layer_embedding);
