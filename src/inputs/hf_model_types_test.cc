@@ -15,6 +15,7 @@
 #include "trainflops/hf_config.h"
 #include "trainflops/int128.h"
 #include "trainflops/layer_flops.h"
+#include "trainflops/native_config.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
@@ -332,6 +333,46 @@ TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
   EXPECT_EQ(missing.error().message(),
             "vocab_size_per_layer_input is missing: required by per-layer embeddings (hidden_size_per_layer_input > "
             "0)");
+}
+
+// E2B and E4B's fields, with the sizes MaxText's gemma4-e2b.yml and
+// gemma4-e4b.yml give them, import to the models compare checks against
+// MaxText's function (tests/data/compare/gemma-4-e*-maxtext.json): the
+// KV-shared layers from the 16th (E2B) and the 25th (E4B), E2B's double-wide
+// MLP on them, a per-layer embedding on every layer.
+TEST(HfModelTypesTest, Gemma4SmallImportsAsMaxTextDefinesIt) {
+  struct Case {
+    std::string native;
+    int layers, period, kv_heads, shared, hidden, ffn;
+    bool double_wide;
+  };
+  for (const Case& c : {Case{"gemma-4-e2b-maxtext.json", 35, 5, 1, 20, 1536, 6144, true},
+                        Case{"gemma-4-e4b-maxtext.json", 42, 6, 2, 18, 2560, 10240, false}}) {
+    SCOPED_TRACE(c.native);
+    std::string types;
+    for (int i = 0; i < c.layers; ++i) {
+      types += std::string(i == 0 ? "" : ", ") +
+               (i % c.period == c.period - 1 ? R"("full_attention")" : R"("sliding_attention")");
+    }
+    const std::string config =
+        R"({"model_type": "gemma4_text", "hidden_size": )" + std::to_string(c.hidden) +
+        R"(, "vocab_size": 262144, "num_hidden_layers": )" + std::to_string(c.layers) +
+        R"(, "num_attention_heads": 8, "num_key_value_heads": )" + std::to_string(c.kv_heads) +
+        R"(, "head_dim": 256, "global_head_dim": 512, "num_global_key_value_heads": null, "sliding_window": 512,
+        "intermediate_size": )" +
+        std::to_string(c.ffn) + R"(, "num_kv_shared_layers": )" + std::to_string(c.shared) +
+        R"(, "use_double_wide_mlp": )" + (c.double_wide ? "true" : "false") +
+        R"(, "attention_k_eq_v": false, "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144,
+        "layer_types": [)" +
+        types + "]}";
+    const HfImport hf = imported(config);
+    const Result<Model> native = parse_native_config(
+        read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/compare/" + c.native, kMaxConfigFileBytes).value());
+    ASSERT_TRUE(native.ok()) << native.error().message();
+    EXPECT_EQ(hf.model.hidden_size, native.value().hidden_size);
+    EXPECT_EQ(hf.model.vocab_size, native.value().vocab_size);
+    EXPECT_TRUE(hf.model.layers == native.value().layers);
+  }
 }
 
 // What the Qwen3.5 import refuses rather than miscounts.
