@@ -202,7 +202,7 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention 
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
 // Machinery on the residual stream (hyper_connection_flops.cc); megatron mode
-// counts neither, as Megatron-LM's function does not.
+// counts none of it, as Megatron-LM's function does not.
 // Hyper-connections around `sublayers` sublayers (a layer's mixer and channel
 // mixer), per token and sublayer, with n streams:
 //  - mHC: n h (n^2 + 2n) for the coefficient projection, n h to read the
@@ -225,6 +225,12 @@ Term hyper_connection_head_term(const HyperConnections& hc, std::int64_t hidden_
 // gated values added to the streams, k s h for the depthwise convolution;
 // trained. The table lookups are not products.
 Terms ngram_memory_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention);
+// A per-layer embedding on one layer, per token, with p its width: h p for
+// the layer's slice of the model-level projection of the token's embedding
+// (h x layers * p), h p for the gate, p for the gate times the embedding,
+// p h for the projection back to h; trained (x3). The table lookup, the norms,
+// the GELU and the scalings are not products.
+Terms per_layer_embedding_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention);
 
 // Model-level terms (layer_flops.cc), one each: one MTP depth's 2h -> h projection and norms
 // (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts

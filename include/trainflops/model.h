@@ -336,12 +336,28 @@ struct NgramMemory {
   bool operator==(const NgramMemory&) const = default;
 };
 
+// Per-layer embeddings (Gemma 4 E2B and E4B): each layer has its own token
+// embedding of `dim` values (a table of `vocabulary` rows looked up by the
+// token), added to a slice of `dim` of one model-level projection of the
+// token's embedding (h x layers * dim, the slice is this layer's h x dim).
+// After the channel mixer the layer projects its hidden state to a gate of
+// `dim` (h x dim), multiplies the gate (after a GELU) by that embedding, and
+// projects the product back to h (dim x h), added to the residual stream.
+struct PerLayerEmbedding {
+  std::int64_t dim = 0;         // hidden_size_per_layer_input
+  std::int64_t vocabulary = 0;  // vocab_size_per_layer_input: the table's rows
+
+  bool operator==(const PerLayerEmbedding&) const = default;
+};
+
 struct Layer {
   std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
   // Added to the residual streams before the mixer (initialized here so that
   // layers built from a mixer and a channel mixer alone need not name it).
   std::optional<NgramMemory> ngram_memory = std::nullopt;
+  // Added to the residual stream after the channel mixer.
+  std::optional<PerLayerEmbedding> per_layer_embedding = std::nullopt;
 
   bool operator==(const Layer&) const = default;
 };

@@ -269,6 +269,14 @@ void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {
   p.table(Component::kNgramMemory, m.table_parameters);
 }
 
+// The layer's slice of the model-level projection, its gate and its
+// projection back, and its h-wide norm after that; its slice of the table.
+void add_per_layer_embedding(Parts& p, const PerLayerEmbedding& e, const Context& c) {
+  p.weight(Component::kPerLayerEmbedding, 3 * c.h * e.dim);
+  p.add(ParameterKind::kNorm, c.norm(c.h));
+  p.table(Component::kPerLayerEmbedding, Int128{e.vocabulary} * e.dim);
+}
+
 Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Context& c) {
   Parts p;
   if (layer.ngram_memory) add_ngram_memory(p, *layer.ngram_memory, c.h);
@@ -289,6 +297,7 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
     std::visit([&](const auto& mixer) { add_channel_mixer(p, mixer, c); }, *layer.channel_mixer);
     p.add(ParameterKind::kNorm, c.norm(c.h));
   }
+  if (layer.per_layer_embedding) add_per_layer_embedding(p, *layer.per_layer_embedding, c);
   return p;
 }
 

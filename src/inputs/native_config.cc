@@ -402,6 +402,18 @@ Result<std::optional<NgramMemory>> read_ngram_memory(ObjectReader& layer) {
   return std::optional<NgramMemory>(memory);
 }
 
+// A layer's "per_layer_embedding": {"dim", "vocabulary"}.
+Result<std::optional<PerLayerEmbedding>> read_per_layer_embedding(ObjectReader& layer) {
+  const json* value = layer.optional_member("per_layer_embedding");
+  if (!value) return std::optional<PerLayerEmbedding>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(*value, layer.path_of("per_layer_embedding")));
+  PerLayerEmbedding embedding;
+  TRAINFLOPS_ASSIGN_OR_RETURN(embedding.dim, r.integer("dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(embedding.vocabulary, r.integer("vocabulary"));
+  TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+  return std::optional<PerLayerEmbedding>(embedding);
+}
+
 // The top level's "hyper_connections": {"variant", "streams", "rank"}.
 Result<std::optional<HyperConnections>> read_hyper_connections(ObjectReader& top) {
   const json* value = top.optional_member("hyper_connections");
@@ -441,6 +453,7 @@ Result<LayerStack> read_layers(const json& list, const std::string& path, const 
       return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
     }
     TRAINFLOPS_ASSIGN_OR_RETURN(layer.ngram_memory, read_ngram_memory(r));
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.per_layer_embedding, read_per_layer_embedding(r));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
     if (repeat && *repeat < 1) return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be >= 1");
     if (repeat) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(r.path_of("repeat"), *repeat));

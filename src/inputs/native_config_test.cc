@@ -130,7 +130,8 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"repeat": 2}]})",
        "layers[0].mixer is missing: a layer needs a mixer, a channel_mixer or both"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeats": 2}]})",
-       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, ngram_memory, repeat)"},
+       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, ngram_memory, per_layer_embedding, "
+       "repeat)"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})", "layers[0].repeat = 0: must be >= 1"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",

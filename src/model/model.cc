@@ -274,13 +274,19 @@ Status check(const Checker& c, const NgramMemory& m, std::int64_t streams) {
   return Ok{};
 }
 
+Status check(const Checker& c, const PerLayerEmbedding& e) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("dim", e.dim));
+  return c.positive("vocabulary", e.vocabulary);
+}
+
 // `path()` names the stack ("layers"), called only for an error; `streams`
 // the model's residual streams.
 template <typename Path>
 Status check_layers(const Path& path, const LayerStack& layers, std::int64_t streams) {
   if (layers.empty()) return Error(path() + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
-  const Checker mixer("mixer"), channel_mixer("channel_mixer"), ngram_memory("ngram_memory");
+  const Checker mixer("mixer"), channel_mixer("channel_mixer"), ngram_memory("ngram_memory"),
+      per_layer_embedding("per_layer_embedding");
   // Each distinct layer is checked once, at its first run (an error names
   // that position): distinct() holds them in the order of their first runs.
   std::size_t checked = 0;
@@ -298,6 +304,7 @@ Status check_layers(const Path& path, const LayerStack& layers, std::int64_t str
       status = std::visit([&](const auto& m) { return check(channel_mixer, m); }, *l.channel_mixer);
     }
     if (status.ok() && l.ngram_memory) status = check(ngram_memory, *l.ngram_memory, streams);
+    if (status.ok() && l.per_layer_embedding) status = check(per_layer_embedding, *l.per_layer_embedding);
     if (!status.ok()) return Error(status.error().code(), where() + "." + status.error().message());
   }
   return Ok{};

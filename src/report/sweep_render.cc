@@ -52,6 +52,7 @@ constexpr std::optional<Group> group_of(Component component) {
     case Component::kKimiDeltaAttention:
     case Component::kHyperConnections:
     case Component::kNgramMemory:
+    case Component::kPerLayerEmbedding:
     case Component::kMtp:
     case Component::kLogits: return Group::kOther;
   }
