@@ -73,6 +73,7 @@ enum class ConventionKind {
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
   kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
   kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
+  kPerLayerEmbedding,    // per-layer embeddings' projections and the gate's product with the embedding
   kZeroExperts,          // a pick of a zero-computation (identity) expert: free, or charged as a real expert
 };
 
@@ -87,7 +88,8 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
     ConventionKind::kNgramMemory,       ConventionKind::kCandidateBlocks,
-    ConventionKind::kSharedExpertGate,  ConventionKind::kZeroExperts,
+    ConventionKind::kSharedExpertGate,  ConventionKind::kPerLayerEmbedding,
+    ConventionKind::kZeroExperts,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read
