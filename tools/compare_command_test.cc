@@ -166,6 +166,45 @@ TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFuncti
             (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}, {"qwen3_8_flash_next_flops", 28}}));
 }
 
+// tests/data/compare/nemo_automodel_step_mistral.jsonl: what NeMo Automodel's
+// step3_5_flash_flops (Step3p5Config) and mla_moe_flops (Mistral3Config,
+// Mistral Small 4) returned on small configs of those model types at 1500,
+// 4096 and 131072 tokens, run from its source by
+// validation/automodel_step_mistral_functions.py. compare reproduces each
+// under the conventions those functions take (docs/step3.5.md,
+// docs/mistral-small-4.md): Step-3.5's per-head gate left out, its MTP depths
+// charged as the last decoder layer (full attention and MoE).
+TEST(CompareCommandTest, NemoAutomodelRowsOfStep35AndMistralSmall4AreWhatItsFunctionsReturned) {
+  std::ifstream in(data("compare/nemo_automodel_step_mistral.jsonl"));
+  std::map<std::string, std::size_t> records;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    std::string command = "compare";
+    for (std::string option : record["options"]) {
+      if (option.rfind("tests/data/", 0) == 0) option = data(option.substr(std::string("tests/data/").size()));
+      command += " " + option;
+    }
+    command += " --seq-length " + std::to_string(record["seq_length"].get<int>());
+    SCOPED_TRACE(command);
+    const nlohmann::json c = json_of(command);
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_FALSE(row["flops"].is_null()) << row["reason"];
+    const double theirs = record["flops"].get<double>();
+    EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
+    std::set<std::string> differences;
+    for (const nlohmann::json& d : row["differences"]) differences.insert(d["convention"].get<std::string>());
+    const std::string function = record["function"].get<std::string>();
+    if (function == "step3_5_flash_flops") {
+      EXPECT_TRUE(differences.count("head_gate")) << row["differences"].dump();
+      // The other frameworks take one attention width for every layer.
+      EXPECT_TRUE(c["frameworks"][2]["flops"].is_null());
+    }
+    ++records[function];
+  }
+  EXPECT_EQ(records, (std::map<std::string, std::size_t>{{"mla_moe_flops", 6}, {"step3_5_flash_flops", 6}}));
+}
+
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {
   // Llama-3.1-8B: 8,030,261,248 parameters published, less the embedding
   // (128256 x 4096), its 65 norm vectors among them; torchtitan adds 6 x 32
