@@ -936,7 +936,7 @@ TEST(HfConfigTest, ReadsFilesAndPrefixesErrorsWithThePath) {
   const Result<HfImport> absent = read_hf_import(dir + "_absent.json");
   ASSERT_FALSE(absent.ok());
   EXPECT_EQ(absent.error().message(), dir + "_absent.json: cannot open (No such file or directory)");
-  EXPECT_EQ(supported_hf_model_types().size(), 28u);
+  EXPECT_EQ(supported_hf_model_types().size(), 30u);
 }
 
 }  // namespace
