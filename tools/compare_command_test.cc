@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -166,15 +167,16 @@ TEST(CompareCommandTest, NemoAutomodelRowsOfThe2026ArchitecturesAreWhatItsFuncti
             (std::map<std::string, std::size_t>{{"deepseek_v41_flops", 28}, {"qwen3_8_flash_next_flops", 28}}));
 }
 
-// tests/data/compare/nemo_automodel_longcat.jsonl: what NeMo Automodel's
-// mla_moe_flops (its function for Transformers' LongcatFlashConfig) returned
-// on LongCat-Flash's config, run from its source by
-// validation/automodel_longcat_function.py. It charges every top-k pick as a
-// real expert: compare reproduces it exactly by charging the zero experts'
-// picks, and names that as the difference from trainflops' own count.
-TEST(CompareCommandTest, NemoAutomodelRowOfLongcatFlashIsWhatItsFunctionReturned) {
-  std::ifstream in(data("compare/nemo_automodel_longcat.jsonl"));
-  std::size_t records = 0;
+// Runs compare on every record of an Automodel file (one JSON object per
+// line: options, seq_length, function, flops) and checks that NeMo
+// Automodel's row is the number its function returned; `check` looks at the
+// row's differences and the whole comparison.
+void check_nemo_automodel_records(
+    const std::string& file,
+    const std::function<void(const std::string& function, const std::set<std::string>& differences,
+                             const nlohmann::json& comparison)>& check) {
+  std::ifstream in(data(file));
+  ASSERT_TRUE(in) << file;
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json record = nlohmann::json::parse(line);
     std::string command = "compare";
@@ -192,10 +194,47 @@ TEST(CompareCommandTest, NemoAutomodelRowOfLongcatFlashIsWhatItsFunctionReturned
     EXPECT_NEAR(row["flops"].get<double>(), theirs, 1e-12 * theirs);
     std::set<std::string> differences;
     for (const nlohmann::json& d : row["differences"]) differences.insert(d["convention"].get<std::string>());
-    EXPECT_TRUE(differences.count("zero_experts")) << row["differences"].dump();
-    ++records;
+    check(record["function"].get<std::string>(), differences, c);
   }
+}
+
+// tests/data/compare/nemo_automodel_longcat.jsonl: what NeMo Automodel's
+// mla_moe_flops (its function for Transformers' LongcatFlashConfig) returned
+// on LongCat-Flash's config, run from its source by
+// validation/automodel_longcat_function.py. It charges every top-k pick as a
+// real expert: compare reproduces it exactly by charging the zero experts'
+// picks, and names that as the difference from trainflops' own count.
+TEST(CompareCommandTest, NemoAutomodelRowOfLongcatFlashIsWhatItsFunctionReturned) {
+  std::size_t records = 0;
+  check_nemo_automodel_records("compare/nemo_automodel_longcat.jsonl",
+                               [&](const std::string&, const std::set<std::string>& differences, const nlohmann::json&) {
+                                 EXPECT_TRUE(differences.count("zero_experts"));
+                                 ++records;
+                               });
   EXPECT_EQ(records, 4u);
+}
+
+// tests/data/compare/nemo_automodel_step_mistral.jsonl: what NeMo Automodel's
+// step3_5_flash_flops (Step3p5Config) and mla_moe_flops (Mistral3Config,
+// Mistral Small 4) returned on small configs of those model types at 1500,
+// 4096 and 131072 tokens, run from its source by
+// validation/automodel_step_mistral_functions.py. compare reproduces each
+// under the conventions those functions take (docs/step3.5.md,
+// docs/mistral-small-4.md): Step-3.5's per-head gate left out, its MTP depths
+// charged as the last decoder layer (full attention and MoE).
+TEST(CompareCommandTest, NemoAutomodelRowsOfStep35AndMistralSmall4AreWhatItsFunctionsReturned) {
+  std::map<std::string, std::size_t> records;
+  check_nemo_automodel_records(
+      "compare/nemo_automodel_step_mistral.jsonl",
+      [&](const std::string& function, const std::set<std::string>& differences, const nlohmann::json& c) {
+        if (function == "step3_5_flash_flops") {
+          EXPECT_TRUE(differences.count("head_gate"));
+          // The other frameworks take one attention width for every layer.
+          EXPECT_TRUE(c["frameworks"][2]["flops"].is_null());
+        }
+        ++records[function];
+      });
+  EXPECT_EQ(records, (std::map<std::string, std::size_t>{{"mla_moe_flops", 6}, {"step3_5_flash_flops", 6}}));
 }
 
 TEST(CompareCommandTest, TorchtitanIsSixTimesThePublishedParameters) {

@@ -63,6 +63,7 @@ enum class ConventionKind {
   kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kOutputGate,           // the attention output gate's projection
+  kHeadGate,             // the per-head attention gate's projection (Step-3.5)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
@@ -78,17 +79,29 @@ enum class ConventionKind {
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
-    ConventionKind::kCausalPairs,       ConventionKind::kSlidingWindows,
-    ConventionKind::kMoeRouter,         ConventionKind::kMtp,
-    ConventionKind::kMtpLayerKind,      ConventionKind::kDsaCore,
-    ConventionKind::kDsaIndexer,        ConventionKind::kCompressedPairs,
-    ConventionKind::kCompressedIndexer, ConventionKind::kLinearAttentionCore,
-    ConventionKind::kOutputGate,        ConventionKind::kNorms,
-    ConventionKind::kDenseLayersAsMoe,  ConventionKind::kQuickGeglu,
-    ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
-    ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
-    ConventionKind::kNgramMemory,       ConventionKind::kCandidateBlocks,
-    ConventionKind::kSharedExpertGate,  ConventionKind::kPerLayerEmbedding,
+    ConventionKind::kCausalPairs,
+    ConventionKind::kSlidingWindows,
+    ConventionKind::kMoeRouter,
+    ConventionKind::kMtp,
+    ConventionKind::kMtpLayerKind,
+    ConventionKind::kDsaCore,
+    ConventionKind::kDsaIndexer,
+    ConventionKind::kCompressedPairs,
+    ConventionKind::kCompressedIndexer,
+    ConventionKind::kLinearAttentionCore,
+    ConventionKind::kOutputGate,
+    ConventionKind::kHeadGate,
+    ConventionKind::kNorms,
+    ConventionKind::kDenseLayersAsMoe,
+    ConventionKind::kQuickGeglu,
+    ConventionKind::kSmallParameters,
+    ConventionKind::kMlaOutputGate,
+    ConventionKind::kKdaGates,
+    ConventionKind::kHyperConnections,
+    ConventionKind::kNgramMemory,
+    ConventionKind::kCandidateBlocks,
+    ConventionKind::kSharedExpertGate,
+    ConventionKind::kPerLayerEmbedding,
     ConventionKind::kZeroExperts,
 };
 

@@ -82,6 +82,9 @@ using Terms = std::vector<Term>;
 // projections per token: h (q + 2 kv + gate) + q h with q = n head_dim and
 // kv = g head_dim; the exact modes count one kv projection when the keys are
 // the values and none when the layer reuses an earlier layer's keys and values.
+// The gate is q wide with output_gate; a per-head gate (head_gate) adds h n in
+// the exact modes and nothing in megatron mode, whose function has no term
+// for it. Everything trains (x3).
 Terms gqa_attention_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention);
 // MLA with an output gate adds h * n * v_head_dim to its projections in
 // model and executed modes; megatron mode leaves the gate out, as Megatron-LM

@@ -42,6 +42,9 @@ struct GqaAttention {
   // exact modes round down when it is not an integer.
   std::optional<std::int64_t> head_dim;
   bool output_gate = false;  // a sigmoid gate of the query width on the output
+  // Step-3.5: one sigmoid gate per head on the output, projected from the
+  // hidden state (h x num_heads). Not with output_gate.
+  bool head_gate = false;
   // Gemma 4: one projection yields the keys, which serve as the values too
   // (K = V: half the key/value projection), or none at all: the layer attends
   // the keys and values of an earlier layer (KV sharing). At most one.

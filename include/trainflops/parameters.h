@@ -4,10 +4,10 @@
 // What is counted: the weight matrices of every product the FLOPs count
 // (README, "Modes"), and the embedding table.
 //   - GQA attention (`*`): q (h x n hd), k and v (h x g hd each), the output
-//     gate (h x n hd) when set, and the output projection (n hd x h). Without a
-//     head_dim (Megatron-LM's hybrid path without kv_channels) the query width
-//     is h and the key/value width h g / n, rounded down. A sliding window or
-//     chunking changes no weight.
+//     gate (h x n hd) or the per-head gate (h x n) when set, and the output
+//     projection (n hd x h). Without a head_dim (Megatron-LM's hybrid path
+//     without kv_channels) the query width is h and the key/value width
+//     h g / n, rounded down. A sliding window or chunking changes no weight.
 //   - MLA (`+`): with q LoRA h x q_lora + q_lora x n (qk + rope), without it
 //     h x n (qk + rope); h x (kv_lora + rope) and kv_lora x n (qk + v) for keys
 //     and values; n v x h for the output.

@@ -26,11 +26,14 @@ Int128 key_value_projections(const GqaAttention& a, Convention convention) {
 void append_terms(const GqaAttention& a, std::int64_t hidden_size, Convention convention, Terms& terms) {
   const Int128 h = hidden_size, n = a.num_heads, g = a.num_query_groups;
   const bool counts_gate = a.output_gate && !is_megatron_hybrid(convention);
+  // Megatron-LM's function has no term for a per-head gate (its dev branch's
+  // head_wise_attn_gate has no argument and no FLOPs).
+  const Int128 head_gate = a.head_gate && is_exact(convention) ? n : 0;
   if (!a.head_dim) {
     // Query width h, key/value width h*g/n: fractional in Megatron's count,
     // rounded down in the exact ones.
     const Int128 q = h;
-    const Int128 gate = counts_gate ? q : 0;
+    const Int128 gate = (counts_gate ? q : 0) + head_gate;
     Term projections = trained_gemm(Component::kAttentionProjections, kTokens, h * (q + gate) + q * h);
     if (is_exact(convention)) {
       projections.forward_flops += kFlopsPerFma * h * 2 * (h * g / n);
@@ -43,7 +46,7 @@ void append_terms(const GqaAttention& a, std::int64_t hidden_size, Convention co
     return;
   }
   const Int128 q = *a.head_dim * n, kv = *a.head_dim * g;
-  const Int128 gate = counts_gate ? q : 0;
+  const Int128 gate = (counts_gate ? q : 0) + head_gate;
   terms.insert(terms.end(), {
                                 trained_gemm(Component::kAttentionProjections, kTokens,
                                              h * (q + key_value_projections(a, convention) * kv + gate) + q * h),

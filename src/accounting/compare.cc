@@ -66,6 +66,26 @@ bool has_kpool(const Model& model) {
 
 std::string expressible_everywhere(const Model&) { return ""; }
 
+// Whether two grouped-query attention layers differ in heads, key/value heads
+// or head width (Step-3.5's sliding and full layers): a function that takes
+// one of each for every layer cannot count the model.
+bool gqa_widths_differ(const Model& model) {
+  const GqaAttention* first = nullptr;
+  return any_layer(model, [&](const Layer& l) {
+    const auto* gqa = l.mixer ? std::get_if<GqaAttention>(&*l.mixer) : nullptr;
+    if (!gqa) return false;
+    if (!first) first = gqa;
+    return gqa->num_heads != first->num_heads || gqa->num_query_groups != first->num_query_groups ||
+           gqa->head_dim != first->head_dim;
+  });
+}
+constexpr std::string_view kOneAttentionWidth =
+    " takes one head count, key/value head count and head width for every attention layer; this model's differ";
+
+bool has_head_gate(const Model& model) {
+  return has_gqa_where(model, [](const GqaAttention& a) { return a.head_gate; });
+}
+
 // Gemma 4's key/value projections: only MaxText's function knows them.
 bool has_shared_key_value(const Model& model) {
   return has_gqa_where(model, [](const GqaAttention& a) { return a.key_is_value || a.reuses_key_value; });
@@ -102,6 +122,7 @@ std::string megatron_cannot_express(const Model& model) {
   if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
   }
+  if (gqa_widths_differ(model)) return "Megatron-LM's function" + std::string(kOneAttentionWidth);
   return "";
 }
 
@@ -125,6 +146,7 @@ std::string bridge_cannot_express(const Model& model) {
   if (model.megatron_path != MegatronPath::kStandard) {
     return "a hybrid layer pattern is counted by Megatron-Bridge's hybrid function, which compare does not model";
   }
+  if (gqa_widths_differ(model)) return "Megatron-Bridge's function" + std::string(kOneAttentionWidth);
   return "";
 }
 
@@ -174,6 +196,10 @@ std::string maxtext_cannot_express(const Model& model) {
     return g && (g->key_head_dim != g->value_head_dim || g->variant != GatedDeltaNet::Variant::kGdn);
   });
   if (unequal_gdn) return "MaxText's gated delta net rule is modelled for GDN with equal key and value head sizes only";
+  // Its Gemma 4 model has global and local widths of its own; no other.
+  if (gqa_widths_differ(model) && !has_shared_key_value(model)) {
+    return "MaxText (but for Gemma 4)" + std::string(kOneAttentionWidth);
+  }
   return "";
 }
 
@@ -192,6 +218,7 @@ std::string torchtitan_cannot_express(const Model& model) {
     return "torchtitan has no model with hyper-connections or n-gram memory";
   }
   if (has_per_layer_embedding(model)) return "torchtitan" + std::string(kNoPerLayerEmbedding);
+  if (gqa_widths_differ(model)) return "torchtitan's rule" + std::string(kOneAttentionWidth);
   return "";
 }
 
@@ -210,11 +237,11 @@ std::string nemo_rl_cannot_express(const Model& model) {
   if (has_per_layer_embedding(model)) return std::string(kFormulas) + "; per-layer embeddings have no place in them";
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
-        return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||
-               a.reuses_key_value;
+        return a.window.has_value() || a.chunk.has_value() || a.output_gate || a.head_gate || !a.head_dim ||
+               a.key_is_value || a.reuses_key_value;
       })) {
     return std::string(kFormulas) +
-           "; windows, chunks, an output gate and shared key/value projections have no place in them";
+           "; windows, chunks, output or head gates and shared key/value projections have no place in them";
   }
   const auto mlp_gated = [](const Layer& l) {
     return !l.channel_mixer ||
@@ -237,6 +264,43 @@ std::string nemo_rl_cannot_express(const Model& model) {
                                  });
   if (gqa_shared_expert) return std::string(kFormulas) + "; its Qwen3 MoE formula has no shared expert";
   return "";
+}
+
+// What NeMo Automodel's Step-3.5 function can describe: full-attention
+// layers of one width, sliding layers of one window with their own head count
+// (it reads attention_other_setting's heads alone), every layer gated per
+// head, one dense MLP and one MoE with a shared expert; each MTP depth charged
+// as a full-attention MoE layer, so the last decoder layer must be one.
+bool automodel_step_expressible(const Model& model) {
+  const GqaAttention* full = nullptr;
+  const GqaAttention* sliding = nullptr;
+  const ChannelMixer* dense = nullptr;
+  const ChannelMixer* experts = nullptr;
+  const auto fits = [&](const Layer& l) {
+    const auto* a = l.mixer ? std::get_if<GqaAttention>(&*l.mixer) : nullptr;
+    if (!a || !a->head_gate || a->chunk || !l.channel_mixer) return false;
+    const GqaAttention*& same = a->window ? sliding : full;
+    if (!same) same = a;
+    if (a->num_heads != same->num_heads || a->num_query_groups != same->num_query_groups ||
+        a->head_dim != same->head_dim || a->window != same->window) {
+      return false;
+    }
+    const auto* moe = std::get_if<Moe>(&*l.channel_mixer);
+    if (moe && !moe->shared_expert_ffn_hidden_size) return false;
+    const ChannelMixer*& mlp = moe ? experts : dense;
+    if (!mlp) mlp = &*l.channel_mixer;
+    return *mlp == *l.channel_mixer;
+  };
+  if (!std::all_of(model.layers.begin(), model.layers.end(), fits)) return false;
+  for (const LayerStack& depth : model.mtp_depths) {
+    if (!std::all_of(depth.begin(), depth.end(), fits)) return false;
+  }
+  if (full && sliding && (sliding->num_query_groups != full->num_query_groups || sliding->head_dim != full->head_dim)) {
+    return false;
+  }
+  if (model.mtp_depths.empty()) return true;
+  const Layer& last = model.layers.back();
+  return !std::get<GqaAttention>(*last.mixer).window && std::holds_alternative<Moe>(*last.channel_mixer);
 }
 
 std::string automodel_cannot_express(const Model& model) {
@@ -279,6 +343,11 @@ std::string automodel_cannot_express(const Model& model) {
     return "NeMo Automodel counts hyper-connections and n-gram memory only in its DeepSeek-V4.1 and Qwen3.8 "
            "functions";
   }
+  if (has_head_gate(model) && !automodel_step_expressible(model)) {
+    return "NeMo Automodel's Step-3.5 function needs every layer GQA with a per-head gate, the sliding layers of one "
+           "window with the full layers' key/value heads and head width, one dense MLP and one MoE with a shared "
+           "expert, and with MTP depths a last decoder layer of full attention and MoE (it charges each depth as one)";
+  }
   if (has_latent_moe(model)) return "NeMo Automodel's formulas run experts in the hidden size: no latent MoE";
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.chunk.has_value() || !a.head_dim; })) {
     return "NeMo Automodel's formulas have no chunked attention and need a head dimension";
@@ -296,9 +365,10 @@ std::string automodel_cannot_express(const Model& model) {
 // NeMo Automodel's formulas charge L^2/2 causal pairs, except its gpt-oss
 // formula (the one with sliding windows), which charges L(L+1)/2.
 constexpr Conventions kAutomodelConventions{.causal = PairRule::kHalfSquare,
-                                            .windows = WindowRule::kExact,
+                                            .windows = WindowRule::kUncappedBand,
                                             .dsa_core = DsaCoreRule::kExpandedUncapped,
                                             .indexer = IndexerRule::kEveryLayerAllPairs,
+                                            .head_gate = false,
                                             .norms = false};
 
 Conventions automodel_conventions(const Model& model) {
@@ -324,6 +394,14 @@ Conventions automodel_conventions(const Model& model) {
     c.mtp = MtpRule::kOff;
     return c;
   }
+  // step3_5_flash_flops: L(L+1)/2 pairs, as its gpt-oss formula, and each MTP
+  // depth charged as a full-attention MoE layer of the decoder's widths
+  // (automodel_step_expressible: the last one).
+  if (has_head_gate(model)) {
+    c.causal = PairRule::kExact;
+    c.mtp_layer = MtpLayerRule::kLastDecoderLayerWhole;
+    return c;
+  }
   if (has_gqa_where(model, [](const GqaAttention& a) { return a.window.has_value(); })) c.causal = PairRule::kExact;
   return c;
 }
@@ -338,6 +416,7 @@ constexpr Conventions kMaxTextConventions{.causal = PairRule::kHalfSquare,
                                           .compressed_pairs = CompressedPairsRule::kMaxText,
                                           .compressed_indexer = CompressedIndexerRule::kMaxText,
                                           .output_gate = false,
+                                          .head_gate = false,
                                           .norms = false,
                                           .hyper_connections = HyperConnectionRule::kMaxText,
                                           .per_layer_embedding = PerLayerEmbeddingRule::kProjections};
@@ -388,6 +467,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .windows = WindowRule::kAsCausal,
                    .dsa_core = DsaCoreRule::kDenseMla,
                    .indexer = IndexerRule::kNone,
+                   .head_gate = false,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone,
@@ -400,6 +480,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .indexer = IndexerRule::kMegatron,
                    .compressed_pairs = CompressedPairsRule::kMegatron,
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
+                   .head_gate = false,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone,
@@ -413,6 +494,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .indexer = IndexerRule::kExecuted,
                    .compressed_pairs = CompressedPairsRule::kMegatron,
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
+                   .head_gate = false,
                    .kda_gates_as_k3 = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
                    .ngram_memory = NgramMemoryRule::kNone,
@@ -523,6 +605,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kCompressedIndexer: return "compressed_indexer";
     case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
     case ConventionKind::kOutputGate: return "output_gate";
+    case ConventionKind::kHeadGate: return "head_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
     case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kNorms: return "norms";
@@ -552,6 +635,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kCompressedIndexer: return "V4 CSA indexer";
     case ConventionKind::kLinearAttentionCore: return "linear attention core";
     case ConventionKind::kOutputGate: return "attention output gate";
+    case ConventionKind::kHeadGate: return "attention head gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";
     case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kNorms: return "norms";

@@ -70,6 +70,12 @@ class DoubledSum {
     return 2 * l * e - e * e;
   }
 
+  // Twice w(w+1)/2 + (L - w) w: a window's triangle and band, w not capped at L.
+  Int128 uncapped_band(std::int64_t window) const {
+    const Int128 l = length_, w = window;
+    return w * (w + 1) + 2 * (l - w) * w;
+  }
+
   // Twice L w - w^2/2: a window's band with its triangle taken as w^2/2, w not capped at L.
   Int128 uncapped_area(std::int64_t window) const {
     const Int128 l = length_, w = window;
@@ -138,6 +144,7 @@ Convention projections_mode(const Conventions& c) { return c.norms ? kModelMode 
 void add_gqa(const GqaAttention& attention, std::int64_t h, const Conventions& c, DoubledSum& sum) {
   GqaAttention charged = attention;
   charged.output_gate = attention.output_gate && c.output_gate;
+  charged.head_gate = attention.head_gate && c.head_gate;
   sum.add(gqa_attention_terms(charged, h, kModelMode), [&](const Statistic& s) -> std::optional<Int128> {
     switch (s.kind) {
       case StatisticKind::kCausalPairs: return sum.causal(c.causal);
@@ -149,6 +156,7 @@ void add_gqa(const GqaAttention& attention, std::int64_t h, const Conventions& c
           case WindowRule::kExactBelowLength:
             return s.pool < sum.length() ? sum.exact(s) : sum.causal(PairRule::kHalfSquare);
           case WindowRule::kArea: return sum.area(s.pool);
+          case WindowRule::kUncappedBand: return sum.uncapped_band(s.pool);
         }
         return std::nullopt;
       default: return sum.exact(s);
@@ -286,6 +294,7 @@ void add_compressed_block_sparse(const CompressedBlockSparseAttention& attention
                                  const Conventions& c, DoubledSum& sum) {
   CompressedBlockSparseAttention charged = attention;
   charged.attention.output_gate = attention.attention.output_gate && c.output_gate;
+  charged.attention.head_gate = attention.attention.head_gate && c.head_gate;
   sum.add(select(compressed_block_sparse_attention_terms(charged, h, kModelMode),
                  [&](Component k) { return c.indexer != IndexerRule::kNone || !is_indexer_component(k); }),
           [&](const Statistic& s) { return sum.exact(s); });
@@ -439,10 +448,11 @@ void add_layers(const LayerStack& layers, const Model& model, const Moe* moe, co
 }
 
 // An MTP layer charged as a copy of the last decoder layer's mixer when its
-// own mixer is of another kind.
+// own mixer is of another kind, or as the last decoder layer whole.
 Layer mtp_layer_as_charged(const Layer& layer, const Model& model, const Conventions& c) {
   if (c.mtp_layer == MtpLayerRule::kAsDescribed || model.layers.empty()) return layer;
   const Layer& last = model.layers.back();
+  if (c.mtp_layer == MtpLayerRule::kLastDecoderLayerWhole) return last;
   Layer charged = layer;
   if (last.mixer && (!layer.mixer || layer.mixer->index() != last.mixer->index())) charged.mixer = last.mixer;
   return charged;
@@ -463,6 +473,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kCompressedIndexer: to.compressed_indexer = from.compressed_indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
+    case ConventionKind::kHeadGate: to.head_gate = from.head_gate; return;
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
     case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
@@ -493,6 +504,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case WindowRule::kAsCausal: return "charged as full causal";
         case WindowRule::kExactBelowLength: return "W - W(W-1)/2L per query";
         case WindowRule::kArea: return "W - W^2/2L per query";
+        case WindowRule::kUncappedBand: return "w(w+1)/2 + (L-w)w pairs";
       }
       break;
     case ConventionKind::kMoeRouter: return c.router ? "counted" : "not counted";
@@ -504,7 +516,12 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       }
       break;
     case ConventionKind::kMtpLayerKind:
-      return c.mtp_layer == MtpLayerRule::kAsDescribed ? "as described" : "a copy of the last decoder layer";
+      switch (c.mtp_layer) {
+        case MtpLayerRule::kAsDescribed: return "as described";
+        case MtpLayerRule::kLastDecoderLayer: return "a copy of the last decoder layer";
+        case MtpLayerRule::kLastDecoderLayerWhole: return "the last decoder layer, its MLP included";
+      }
+      break;
     case ConventionKind::kDsaCore:
       switch (c.dsa_core) {
         case DsaCoreRule::kExpandedExact: return "expanded MLA, exact top-k pairs";
@@ -541,6 +558,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       break;
     case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
+    case ConventionKind::kHeadGate: return c.head_gate ? "counted" : "not counted";
     case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";

@@ -26,6 +26,7 @@ enum class WindowRule {
   kAsCausal,          // the window ignored: charged as causal attention
   kExactBelowLength,  // exact when w < L, else L^2/2 (the average context's two branches)
   kArea,              // L w' - w'^2/2 with w' = min(w, L)
+  kUncappedBand,      // w(w+1)/2 + (L - w) w: exact when w <= L, less (even negative) below
 };
 
 enum class MtpRule {
@@ -35,8 +36,9 @@ enum class MtpRule {
 };
 
 enum class MtpLayerRule {
-  kAsDescribed,       // each MTP layer's own mixer
-  kLastDecoderLayer,  // a copy of the last decoder layer's mixer kind
+  kAsDescribed,            // each MTP layer's own mixer
+  kLastDecoderLayer,       // a copy of the last decoder layer's mixer kind
+  kLastDecoderLayerWhole,  // the last decoder layer itself, mixer and channel mixer
 };
 
 enum class DsaCoreRule {
@@ -110,6 +112,7 @@ struct Conventions {
   CompressedIndexerRule compressed_indexer = CompressedIndexerRule::kExact;
   bool linear_core = true;
   bool output_gate = true;
+  bool head_gate = true;  // GqaAttention::head_gate's h x n projection
   bool norms = true;
   bool dense_layers_as_moe = false;
   // A gated MLP whose activation is quick-GeGLU charged as ungated, as

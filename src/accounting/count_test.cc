@@ -482,6 +482,11 @@ TEST(CountTest, Errors) {
   huge.hidden_size = std::int64_t{1} << 40;
   Model bad_kda = model;
   bad_kda.layers.set(0, Layer{KimiDeltaAttention{4, 8, 4, 8, 0}, std::nullopt});
+  Model two_gates = model;
+  two_gates.layers.set(
+      0,
+      Layer{GqaAttention{.num_heads = 8, .num_query_groups = 2, .head_dim = 64, .output_gate = true, .head_gate = true},
+            std::nullopt});
   Model bad_mtp = model;
   Layer bad_mtp_layer = model.layers[0];
   bad_mtp_layer.channel_mixer = DenseMlp{-5};
@@ -502,6 +507,8 @@ TEST(CountTest, Errors) {
       {"no layers", no_layers, Bshd{1, 16}, Mode::kModel, "layers: must hold at least one layer"},
       {"groups", bad_groups, Bshd{1, 16}, Mode::kModel,
        "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
+      {"two gates", two_gates, Bshd{1, 16}, Mode::kModel,
+       "layers[0].mixer.head_gate = 1: a layer gates its output per element (output_gate) or per head, not both"},
       {"kda output gate rank", bad_kda, Bshd{1, 16}, Mode::kModel,
        "layers[0].mixer.output_gate_rank = 0: must be a positive integer"},
       {"MTP layer", bad_mtp, Bshd{1, 16}, Mode::kModel,

@@ -36,6 +36,11 @@ GqaAttention gqa(std::optional<std::int64_t> head_dim, std::int64_t groups, bool
       .num_heads = 4, .num_query_groups = groups, .head_dim = head_dim, .output_gate = gate, .window = {}, .chunk = {}};
 }
 
+GqaAttention head_gated(GqaAttention attention) {
+  attention.head_gate = true;
+  return attention;
+}
+
 TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
   const MlaAttention mla{2, 4, 3, 5, 2, 6};
   const std::vector<LayerCase> cases = {
@@ -53,6 +58,16 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       // Megatron's hybrid path has no gate term.
       {"gqa with gate, Megatron hybrid",
        gqa_attention_terms(gqa(2, 2, true), 8, Convention{Mode::kMegatron, MegatronPath::kHybrid}),
+       {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
+      // Step-3.5's per-head gate adds h*n = 8*4 = 32 FMAs: 224. Megatron-LM's function has no term for it.
+      {"gqa with head gate",
+       gqa_attention_terms(head_gated(gqa(2, 2, false)), 8, Convention{Mode::kModel}),
+       {{kProj, kTokens, 448, 1}, {kCore, kCausalPairs, 32, 1}}},
+      {"gqa with head gate, executed",
+       gqa_attention_terms(head_gated(gqa(2, 2, false)), 8, Convention{Mode::kExecuted}),
+       {{kProj, kTokens, 448, 1}, {kCore, kCausalPairs, 32, 1}}},
+      {"gqa with head gate, Megatron standard",
+       gqa_attention_terms(head_gated(gqa(2, 2, false)), 8, Convention{Mode::kMegatron}),
        {{kProj, kTokens, 384, 1}, {kCore, kCausalPairs, 32, 1}}},
       // No head dim, h=10, n=4, g=2: q = 10, kv = 10*2/4 = 5: 100 + 100 + 2*10*5 = 300 FMAs; core 2*10.
       {"gqa without head dim",

@@ -101,7 +101,7 @@ void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
   // Without a head_dim: query width h, key/value width h g / n rounded down.
   const Int128 q = a.head_dim ? *a.head_dim * n : h;
   const Int128 kv = a.head_dim ? *a.head_dim * g : h * g / n;
-  const Int128 gate = a.output_gate ? q : 0;
+  const Int128 gate = (a.output_gate ? q : 0) + (a.head_gate ? n : 0);
   const Int128 key_value = a.reuses_key_value ? 0 : a.key_is_value ? kv : 2 * kv;
   p.weight(Component::kAttentionProjections, h * (q + key_value + gate) + q * h);
   const ParameterLayout& layout = c.layout;

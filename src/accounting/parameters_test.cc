@@ -82,6 +82,11 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
        {GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16, .output_gate = true}, {}},
        16384,
        16384},
+      // + Step-3.5's per-head gate, 64 x 4
+      {"gqa head gate",
+       {GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16, .head_gate = true}, {}},
+       12288 + 256,
+       12288 + 256},
       // no head_dim: query width 64, key/value width 64 x 2 / 6 = 21 (rounded down)
       {"gqa hybrid",
        {GqaAttention{.num_heads = 6, .num_query_groups = 2}, {}},

@@ -93,6 +93,7 @@ constexpr Entry kImporters[] = {
     {"minimax_m2", import_minimax_m2},
     {"minimax_m3", import_minimax_m3},
     {"mistral", import_transformer},
+    {"mistral4", import_deepseek},
     {"mixtral", import_transformer},
     {"nemotron_h", import_nemotron_h},
     {"qwen2", import_transformer},
@@ -102,6 +103,7 @@ constexpr Entry kImporters[] = {
     {"qwen3_moe", import_transformer},
     {"qwen3_next", import_qwen3_next, bridge_args_qwen_hybrid},
     {"qwen4_exp_text", import_qwen3_8},
+    {"step3p5", import_step3p5},
 };
 static_assert(std::is_sorted(std::begin(kImporters), std::end(kImporters),
                              [](const Entry& a, const Entry& b) { return a.model_type < b.model_type; }));

@@ -717,8 +717,9 @@ TEST(HfConfigTest, Errors) {
   const std::string supported =
       "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, "
       "glm4_moe, glm4_moe_lite, "
-      "glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, longcat_flash, minimax_m2, minimax_m3, mistral, mixtral, "
-      "nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, qwen4_exp_text";
+      "glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, longcat_flash, minimax_m2, minimax_m3, mistral, "
+      "mistral4, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, qwen4_exp_text, "
+      "step3p5";
   const std::string tiny_glm = R"({"model_type": "glm_moe_dsa", "hidden_size": 64, "vocab_size": 100,
     "num_hidden_layers": 4, "num_attention_heads": 2, "q_lora_rank": 16, "kv_lora_rank": 8,
     "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 128,
@@ -935,7 +936,7 @@ TEST(HfConfigTest, ReadsFilesAndPrefixesErrorsWithThePath) {
   const Result<HfImport> absent = read_hf_import(dir + "_absent.json");
   ASSERT_FALSE(absent.ok());
   EXPECT_EQ(absent.error().message(), dir + "_absent.json: cannot open (No such file or directory)");
-  EXPECT_EQ(supported_hf_model_types().size(), 29u);
+  EXPECT_EQ(supported_hf_model_types().size(), 31u);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // DeepSeek's family: multi-latent attention with MoE (deepseek_v3, and
-// GLM-4.7-Flash's glm4_moe_lite), DeepSeek Sparse Attention on it
-// (deepseek_v32, glm_moe_dsa, with index sharing), DeepSeek-V4's compressed
-// sparse attention (deepseek_v4), and Kimi Linear's Kimi Delta Attention
-// between MLA layers (kimi_linear, Kimi K3's text model).
+// GLM-4.7-Flash's glm4_moe_lite and Mistral Small 4's mistral4), DeepSeek
+// Sparse Attention on it (deepseek_v32, glm_moe_dsa, with index sharing),
+// DeepSeek-V4's compressed sparse attention (deepseek_v4), and Kimi Linear's
+// Kimi Delta Attention between MLA layers (kimi_linear, Kimi K3's text model).
 #include <algorithm>
 #include <string>
 

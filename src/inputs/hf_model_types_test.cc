@@ -589,14 +589,14 @@ TEST(HfModelTypesTest, SaysWhatItCannotCount) {
        "model_type = \"llava\": not supported, nor is its text_config's \"vicuna\" (supported: "
        "deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, "
        "glm4_moe, glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, longcat_flash, minimax_m2, "
-       "minimax_m3, mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, "
-       "qwen3_next, qwen4_exp_text)"},
+       "minimax_m3, mistral, mistral4, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, "
+       "qwen3_moe, qwen3_next, qwen4_exp_text, step3p5)"},
       {R"({"model_type": "llava", "text_config": {"hidden_size": 8}})",
        "model_type = \"llava\": not supported, and its text_config names no model_type (supported: deepseek_v2, "
        "deepseek_v3, deepseek_v32, deepseek_v4, deepseek_v41_text, gemma3, gemma3_text, gemma4_text, glm4_moe, "
        "glm4_moe_lite, glm_moe_dsa, gpt_oss, kimi_k2, kimi_linear, llama, llama4_text, longcat_flash, minimax_m2, minimax_m3, "
-       "mistral, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, qwen3_next, "
-       "qwen4_exp_text)"},
+       "mistral, mistral4, mixtral, nemotron_h, qwen2, qwen3, qwen3_5_moe_text, qwen3_5_text, qwen3_moe, "
+       "qwen3_next, qwen4_exp_text, step3p5)"},
       {[] {
          std::string lightning = kMiniMaxM2;
          lightning.replace(lightning.find("[1, 1"), 2, "[0");

@@ -67,8 +67,8 @@ Result<Model> import_qwen3_5(Fields& config, Notes& notes);
 // embeddings, MoE), which the release (qwen4_exp) wraps in text_config
 // (hf_transformer_models.cc).
 Result<Model> import_qwen3_8(Fields& config, Notes& notes);
-// deepseek_v2, deepseek_v3, kimi_k2, glm4_moe_lite (DeepSeek-V3's
-// architecture), and with DSA
+// deepseek_v2, deepseek_v3, kimi_k2, glm4_moe_lite, mistral4 (DeepSeek-V3's
+// architecture; Mistral Small 4's language model), and with DSA
 // deepseek_v32, glm_moe_dsa (hf_deepseek_models.cc).
 Result<Model> import_deepseek(Fields& config, Notes& notes);
 // longcat_flash: LongCat-Flash's shortcut-connected MoE layers, each two MLA
@@ -89,6 +89,10 @@ Result<Model> import_deepseek_v41(Fields& config, Notes& notes);
 // MLA on the others (with an output gate in Kimi K3), DeepSeek-style MoE
 // (hf_deepseek_models.cc). Kimi K3 wraps it in text_config.
 Result<Model> import_kimi_linear(Fields& config, Notes& notes);
+// step3p5: grouped-query attention with a per-head gate, sliding layers of
+// their own head count, dense and MoE layers by moe_layers_enum, MTP layers
+// (hf_step_models.cc).
+Result<Model> import_step3p5(Fields& config, Notes& notes);
 // nemotron_h (hf_nemotron_h.cc).
 Result<Model> import_nemotron_h(Fields& config, Notes& notes);
 

@@ -120,8 +120,8 @@ TEST(MegatronDsaGqaTest, RefusalsNameTheArgument) {
        "layers[10].mixer.indexer.pool_size = 2: must be 1: KPool is DSA's over MLA; DSA over grouped-query "
        "attention has none"},
       {"dev", json::object(), MegatronBranch::kDev,
-       "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only "
-       "(its function refuses it with hybrid_layer_pattern); describe the model without a pattern"},
+       "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only, "
+       "not on the hybrid-model path (hybrid_layer_pattern); describe the model without a pattern"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -110,6 +110,7 @@ struct ConfigType<GqaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(a.num_query_groups, r.integer("num_query_groups"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.output_gate, r.flag("output_gate"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(a.head_gate, r.flag("head_gate"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.key_is_value, r.flag("key_is_value"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.reuses_key_value, r.flag("reuses_key_value"));
     TRAINFLOPS_ASSIGN_OR_RETURN(a.window, r.optional_integer("window"));

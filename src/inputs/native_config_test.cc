@@ -110,6 +110,27 @@ TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
   EXPECT_EQ(missing.error().message(), "mixers.kda.forget_gate_rank is missing");
 }
 
+// Step-3.5's attention: a per-head gate, sliding layers of their own heads.
+TEST(NativeConfigTest, ReadsThePerHeadGate) {
+  const Result<Model> model = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"full": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 16, "head_gate": true},
+               "swa": {"type": "gqa", "num_heads": 6, "num_query_groups": 2, "head_dim": 16, "head_gate": true,
+                       "window": 8}},
+    "layers": [{"mixer": "full"}, {"mixer": "swa"}]})");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  EXPECT_EQ(*model.value().layers[0].mixer,
+            Mixer(GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16, .head_gate = true}));
+  EXPECT_EQ(*model.value().layers[1].mixer,
+            Mixer(GqaAttention{.num_heads = 6, .num_query_groups = 2, .head_dim = 16, .head_gate = true, .window = 8}));
+  const Result<Model> both = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"a": {"type": "gqa", "num_heads": 4, "num_query_groups": 2, "head_dim": 16, "head_gate": true,
+                     "output_gate": true}},
+    "layers": [{"mixer": "a"}]})");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().message(),
+            "layers[0].mixer.head_gate = 1: a layer gates its output per element (output_gate) or per head, not both");
+}
+
 TEST(NativeConfigTest, Errors) {
   struct Case {
     std::string text;

@@ -69,6 +69,9 @@ Status check(const Checker& c, const GqaAttention& a) {
   }
   if (a.window && a.chunk)
     return c.error("chunk", *a.chunk, "cannot be combined with window = " + std::to_string(*a.window));
+  if (a.output_gate && a.head_gate) {
+    return c.error("head_gate", 1, "a layer gates its output per element (output_gate) or per head, not both");
+  }
   return Ok{};
 }
 
