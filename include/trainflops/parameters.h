@@ -177,8 +177,9 @@ struct ModelParameters {
   // Every parameter: the embedding, the output layer, the decoder and the MTP
   // depths. The components and the layers each sum to it.
   ParameterCount total() const;
-  // The parameters model mode charges FLOPs per token for (kWeight), and the
-  // rest; the two sum to total().
+  // The parameters model mode charges FLOPs per token for (kWeight, and a
+  // tied embedding table, which is the output layer's weight), and the rest;
+  // the two sum to total().
   ParameterCount costing_flops() const;
   ParameterCount not_costing_flops() const;
   // The main model, without the MTP depths (what model cards usually count).

@@ -319,8 +319,10 @@ std::string_view parameter_kind_name(ParameterKind kind) {
 
 bool costs_flops_per_token(ParameterKind kind) { return kind == ParameterKind::kWeight; }
 
+// A tied embedding table is the output layer's weight: every token
+// multiplies by all of it (embedding.active is then the table, else 0).
 ParameterCount ModelParameters::costing_flops() const {
-  ParameterCount sum;
+  ParameterCount sum{embedding.active, embedding.active};
   for (const KindParameters& part : kinds) {
     if (costs_flops_per_token(part.kind)) add_to(sum, part.count);
   }
@@ -328,7 +330,7 @@ ParameterCount ModelParameters::costing_flops() const {
 }
 
 ParameterCount ModelParameters::not_costing_flops() const {
-  ParameterCount sum;
+  ParameterCount sum{-embedding.active, -embedding.active};
   for (const KindParameters& part : kinds) {
     if (!costs_flops_per_token(part.kind)) add_to(sum, part.count);
   }

@@ -250,6 +250,10 @@ TEST(ParametersTest, TiedEmbeddingIsCountedOnce) {
   EXPECT_EQ(p.embedding.active, 6400);  // the logits multiply by all of it
   EXPECT_EQ(p.output_layer.total, 64);  // the final norm alone
   EXPECT_EQ(p.total().total, 6400 + 2 * 64 * 96 + 64 + 64);
+  // The table is the output layer's weight: it costs FLOPs per token.
+  EXPECT_EQ(p.costing_flops().total, 6400 + 2 * 64 * 96);
+  EXPECT_EQ(p.costing_flops().active, 6400 + 2 * 64 * 96);
+  EXPECT_EQ(p.not_costing_flops().total, 64 + 64);  // the layer's norm and the final one
 }
 
 TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {
