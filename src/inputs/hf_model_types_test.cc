@@ -496,8 +496,10 @@ TEST(HfModelTypesTest, DeepSeekV41SharesItsCachesAndSelections) {
                       "trained speculative decoder with their own experts, not counted"),
             import.value().assumed.end());
   const ModelParameters parameters = count_parameters(model).value();
-  EXPECT_EQ(to_decimal(parameters.decoder.total), "747170737664");  // 550.6B + 196.6B of tables
-  EXPECT_EQ(to_decimal(parameters.decoder.active), "15468555264");
+  // 550.6B + 196.6B of tables, and mHC's static parameters: 24 biases and 3
+  // scales in each of the 40 layers' 2 sublayers.
+  EXPECT_EQ(to_decimal(parameters.decoder.total), std::to_string(747170737664 + 80 * (24 + 3)));
+  EXPECT_EQ(to_decimal(parameters.decoder.active), std::to_string(15468555264 + 80 * (24 + 3)));
 }
 
 // Each layer that reads a cache needs a source of its ratio at or before it.
