@@ -8,8 +8,8 @@
 #                   Python, PyTorch validation, the commands the docs show, the
 #                   page in Chromium), then the unit tests and the command
 #                   line on hostile input under AddressSanitizer and
-#                   UndefinedBehaviorSanitizer (build-asan/), and the unit
-#                   tests under ThreadSanitizer (build-tsan/); its build treats
+#                   UndefinedBehaviorSanitizer (build-asan/), and the
+#                   threads tests under ThreadSanitizer (build-tsan/); its build treats
 #                   compiler warnings as errors
 #   make web        the web page: the library in WebAssembly (Debian's
 #                   emscripten, build/web-wasm/) and its static page (build/web/)
@@ -75,14 +75,16 @@ test-sanitizers: deps
 	  $(SANITIZE_BUILD)/trainflops_cli_tests --gtest_brief=1 \
 	  --gtest_filter='HostileInputTest.*:CliTest.HostileInputsAreErrorsNotCrashes:CliTest.BatchKeepsGoingAfterABadRecord'
 
-# The unit tests under ThreadSanitizer, the threads tests (ThreadsTest.*) among
-# them: any data race they meet fails the run.
+# The tests that share counters, sweepers and SeqStats among threads
+# (ThreadsTest.*, src/accounting/threads_test.cc) under ThreadSanitizer: any
+# data race they meet fails the run. The library starts no thread itself, so
+# the single-threaded tests could meet none.
 test-tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Sanitize -DTRAINFLOPS_PYTHON=OFF $(CCACHE) \
 	  "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" > /dev/null
-	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target trainflops_tests
-	@echo "unit tests under ThreadSanitizer:"
-	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/trainflops_tests --gtest_brief=1
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target trainflops_thread_tests
+	@echo "the threads tests under ThreadSanitizer:"
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/trainflops_thread_tests --gtest_brief=1
 
 web: deps
 	@scripts/install-deps emscripten

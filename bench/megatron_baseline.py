@@ -162,6 +162,22 @@ def load_function(roots, relative, name, also=()):
     return entry.namespace[name], read, entry.namespace
 
 
+def load_functions(roots, wanted):
+    """For each (relative, names) of `wanted`, the namespace of that file with
+    those names defined, as load_function defines them; one loader reads them
+    all, so the files share the modules they import (an enum that one file's
+    function compares with what another file's function returns)."""
+    loader = _Loader(roots)
+    namespaces = []
+    for relative, names in wanted:
+        entry = loader.module(os.path.join(roots[0], relative))
+        for name in names:
+            if not loader.resolve(entry, name):
+                raise RuntimeError(f"{entry.path}: no {name}")
+        namespaces.append(entry.namespace)
+    return namespaces
+
+
 def describe_checkout(checkout, project):
     """"Megatron-LM d98e8a6 (/path)": the commit when it is a git tree."""
     try:

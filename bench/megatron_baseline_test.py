@@ -108,3 +108,29 @@ def unused():
         assert "not available: not_installed_anywhere.Config" in str(error)
     else:
         raise AssertionError("no error")
+
+
+def test_files_loaded_together_share_what_they_import(tmp_path):
+    # MaxText's Gemma 4 small function compares the layer types a helper of
+    # another file returns with the enum it imports itself: one loader must
+    # read both, or the two enums differ and no comparison holds.
+    write(tmp_path, "pkg/types.py", "import enum\nclass Kind(enum.Enum):\n    GLOBAL = 1\n    LOCAL = 2\n")
+    write(tmp_path, "pkg/utils.py", '''
+from pkg.types import Kind
+
+def count_global(kinds):
+    return sum(kind == Kind.GLOBAL for kind in kinds)
+''')
+    write(tmp_path, "pkg/model.py", '''
+import torch  # not installed: must not run
+from pkg.types import Kind
+
+def layer_kinds(layers):
+    return tuple(Kind.GLOBAL if i % 2 else Kind.LOCAL for i in range(layers))
+''')
+    utils, model = megatron_baseline.load_functions(
+        [str(tmp_path)], [("pkg/utils.py", ["count_global"]), ("pkg/model.py", ["layer_kinds"])])
+    assert utils["count_global"](model["layer_kinds"](5)) == 2
+    # Loaded apart, the enums are two classes.
+    _, _, apart = megatron_baseline.load_function([str(tmp_path)], "pkg/model.py", "layer_kinds")
+    assert utils["count_global"](apart["layer_kinds"](5)) == 0

@@ -14,7 +14,7 @@ namespace {
 
 // The exception class of each ErrorCode, indexed by it; each also derives from
 // the Python exception that fits (OSError for I/O, OverflowError, ...).
-std::array<PyObject*, 4> exception_classes;
+std::array<PyObject*, 5> exception_classes;
 
 PyObject* new_exception(py::module_& module, const char* name, py::tuple bases, const char* doc) {
   PyObject* type = PyErr_NewExceptionWithDoc((std::string("trainflops.") + name).c_str(), doc, bases.ptr(), nullptr);
@@ -36,6 +36,11 @@ void bind_errors(py::module_& module) {
   exception_classes[static_cast<int>(ErrorCode::kUnsupported)] =
       new_exception(module, "UnsupportedError", with(PyExc_NotImplementedError),
                     "Valid input that trainflops does not count (also a NotImplementedError).");
+  exception_classes[static_cast<int>(ErrorCode::kFailedAssertion)] = new_exception(
+      module, "FailedAssertionError", py::make_tuple(py::handle(exception_classes[static_cast<int>(ErrorCode::kInvalidInput)]),
+                     py::handle(PyExc_AssertionError)),
+      "Invalid input that Megatron-LM's function refuses with an assert (also an InvalidInputError and an "
+      "AssertionError).");
   py::register_exception_translator([](std::exception_ptr thrown) {
     try {
       if (thrown) std::rethrow_exception(thrown);

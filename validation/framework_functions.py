@@ -35,6 +35,9 @@ import json
 import os
 import subprocess
 import sys
+import types
+
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -128,8 +131,15 @@ def megatron_bridge(checkout, megatron_lm):
 
 
 def maxtext(checkout):
-    function, _, namespace = megatron_baseline.load_function(
-        [os.path.join(checkout, "src")], "maxtext/utils/maxtext_utils.py", "calculate_tflops_training_per_device")
+    # Its Gemma 4 small function imports two helpers of the gemma4_small model
+    # file, whose other definitions need JAX: the helpers alone are loaded.
+    namespace, small = megatron_baseline.load_functions(
+        [os.path.join(checkout, "src")],
+        [("maxtext/utils/maxtext_utils.py", ["calculate_tflops_training_per_device"]),
+         ("maxtext/models/gemma4_small.py", ["build_layer_types", "first_kv_shared_layer_idx"])])
+    namespace["gemma4_small"] = types.SimpleNamespace(build_layer_types=small["build_layer_types"],
+                                                      first_kv_shared_layer_idx=small["first_kv_shared_layer_idx"])
+    function = namespace["calculate_tflops_training_per_device"]
     blocks = namespace["DecoderBlockType"]  # the enum the function compares with
 
     def run(args, length):
@@ -335,6 +345,29 @@ def gemma4_settings(preset):
         "sliding_window_size": text["sliding_window"], "vocab_size": text["vocab_size"]}}
 
 
+# Gemma 4 E2B and E4B as MaxText defines them (its configs/models/gemma4-*.yml,
+# read from the checkout), and the same models in trainflops' config format.
+GEMMA4_SMALL = (("gemma4-e2b", "tests/data/compare/gemma-4-e2b-maxtext.json"),
+                ("gemma4-e4b", "tests/data/compare/gemma-4-e4b-maxtext.json"))
+
+
+def gemma4_small_settings(checkout, model_name):
+    """MaxText's settings for a Gemma 4 small model: its yml's fields, under
+    the names the function reads (the yml's base_* sizes without the prefix)."""
+    with open(os.path.join(checkout, "src", "maxtext", "configs", "models", model_name + ".yml")) as f:
+        yml = yaml.safe_load(f)
+    return {"maxtext": {
+        "decoder_block": "GEMMA4_SMALL", "model_name": model_name, "emb_dim": yml["base_emb_dim"],
+        "num_decoder_layers": yml["base_num_decoder_layers"], "mlp_dim": yml["base_mlp_dim"], "moe_mlp_dim": None,
+        "num_experts": 1, "num_experts_per_tok": None, "shared_experts": 0,
+        "mlp_activations": yml["mlp_activations"], "attention_type": "global", "share_kv_projections": False,
+        "num_query_heads": yml["base_num_query_heads"], "num_kv_heads": yml["base_num_kv_heads"],
+        "head_dim": yml["head_dim"], "global_head_dim": yml["global_head_dim"], "global_num_kv_heads": 0,
+        "sliding_window_size": yml["sliding_window_size"], "vocab_size": yml["vocab_size"],
+        "hidden_size_per_layer_input": yml["hidden_size_per_layer_input"],
+        "num_kv_shared_layers": yml["num_kv_shared_layers"], "use_double_wide_mlp": yml["use_double_wide_mlp"]}}
+
+
 # DeepSeek-V4 configs (Hugging Face config.json form): DeepSeek-V4-Flash's
 # release and two small ones, one without hyper-connections or MTP.
 DSV4_CONFIGS = ("tests/data/compare/deepseek-v4-flash.json", "tests/data/compare/deepseek-v4-small.json",
@@ -409,6 +442,9 @@ def cases():
         if isinstance(given.get("linear_attention_freq"), list):
             given["linear_attention_freq"] = given["linear_attention_freq"][:given["num_layers"]]
         yield config, ["--hf", "tests/data/hf/" + config], {k: v for k, v in given.items() if v is not None}
+    if os.environ.get("MAXTEXT"):
+        for model_name, path in GEMMA4_SMALL:
+            yield os.path.basename(path), ["--config", path], gemma4_small_settings(os.environ["MAXTEXT"], model_name)
     for path in DSV4_CONFIGS:
         with open(os.path.join(ROOT, path)) as f:
             args = dsv4_args(json.load(f))

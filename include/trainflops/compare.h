@@ -73,6 +73,7 @@ enum class ConventionKind {
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
   kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
   kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
+  kPerLayerEmbedding,    // per-layer embeddings' projections and the gate's product with the embedding
 };
 
 inline constexpr ConventionKind kAllConventionKinds[] = {
@@ -86,7 +87,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kSmallParameters,   ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,          ConventionKind::kHyperConnections,
     ConventionKind::kNgramMemory,       ConventionKind::kCandidateBlocks,
-    ConventionKind::kSharedExpertGate,
+    ConventionKind::kSharedExpertGate,  ConventionKind::kPerLayerEmbedding,
 };
 
 // "causal_pairs", "sliding_windows", ... (JSON and CSV keys); the titles read

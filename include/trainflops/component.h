@@ -34,6 +34,7 @@ enum class Component {
   kKimiDeltaAttention,    // Kimi Delta Attention projections, convolutions, gates and delta rule
   kHyperConnections,      // hyper-connections: coefficient projections, reads, writes, stream mixing
   kNgramMemory,           // hashed n-gram memory: key/value projections, gates, convolution
+  kPerLayerEmbedding,     // per-layer embeddings: the model projection's slice, gate, product, projection back
   kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
   kLogits,                // output layer, main and every MTP depth
 };
@@ -58,6 +59,7 @@ inline constexpr std::array kAllComponents = {
     Component::kKimiDeltaAttention,
     Component::kHyperConnections,
     Component::kNgramMemory,
+    Component::kPerLayerEmbedding,
     Component::kMtp,
     Component::kLogits,
 };

@@ -109,6 +109,18 @@ Terms dsa_attention_terms(const DsaAttention& attention, std::int64_t hidden_siz
 // pair also costs the nh multiply-adds of weighting the heads' scores.
 Terms dsa_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, std::optional<std::int64_t> q_lora_rank,
                         Convention convention);
+// DSA over grouped-query attention. model and executed: grouped-query
+// attention's projections per token (gqa_attention_terms), its core over the
+// top-k pairs only, 2 n head_dim multiply-adds per pair (the product with the
+// key and with the value), trained; and, when the layer runs it, one indexer
+// execution as dsa_indexer_terms without query LoRA (its queries are h * nh * hd).
+// In executed mode a layer whose indexer trains also computes its KL loss's
+// teacher: n * head_dim per pair (the main attention's logits), forward only,
+// over every causal pair (detached, full) or the top-k pairs (sparse).
+// megatron: nothing on the hybrid path (Megatron-LM's hybrid function counts no
+// such layer); dense grouped-query attention without the indexer on the
+// standard path.
+Terms dsa_gqa_attention_terms(const DsaGqaAttention& attention, std::int64_t hidden_size, Convention convention);
 // DeepSeek-V4 attention (compressed_attention_flops.cc). Per token: the query LoRA and output
 // projections (q_lora (h + n dv + 1) + h dv + dv + n dv o_lora + o_groups o_lora h,
 // without the norm terms when executed), the compressor (4 h dv for CSA,
@@ -190,7 +202,7 @@ Terms dense_mlp_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention 
 Terms moe_terms(const Moe& moe, std::int64_t hidden_size, Convention convention);
 
 // Machinery on the residual stream (hyper_connection_flops.cc); megatron mode
-// counts neither, as Megatron-LM's function does not.
+// counts none of it, as Megatron-LM's function does not.
 // Hyper-connections around `sublayers` sublayers (a layer's mixer and channel
 // mixer), per token and sublayer, with n streams:
 //  - mHC: n h (n^2 + 2n) for the coefficient projection, n h to read the
@@ -213,6 +225,12 @@ Term hyper_connection_head_term(const HyperConnections& hc, std::int64_t hidden_
 // gated values added to the streams, k s h for the depthwise convolution;
 // trained. The table lookups are not products.
 Terms ngram_memory_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention);
+// A per-layer embedding on one layer, per token, with p its width: h p for
+// the layer's slice of the model-level projection of the token's embedding
+// (h x layers * p), h p for the gate, p for the gate times the embedding,
+// p h for the projection back to h; trained (x3). The table lookup, the norms,
+// the GELU and the scalings are not products.
+Terms per_layer_embedding_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention);
 
 // Model-level terms (layer_flops.cc), one each: one MTP depth's 2h -> h projection and norms
 // (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts

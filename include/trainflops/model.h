@@ -6,7 +6,7 @@
 // mixing: attention, a state-space or linear-attention block), a channel mixer
 // (MLP or MoE), or both, as in a standard transformer block.
 //
-// Thread safety: GqaAttention, MlaAttention, DsaIndexer, DsaAttention,
+// Thread safety: GqaAttention, MlaAttention, DsaIndexer, DsaAttention, DsaGqaAttention,
 // CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention, GatedDeltaNet,
 // Mamba2, GatedDeltaProduct,
 // DenseMlp, Moe, Layer, MegatronPath, Model, PipelineSplit, KindCount, Mixer
@@ -108,6 +108,19 @@ struct DsaAttention {
   bool runs_indexer = true;
 
   bool operator==(const DsaAttention&) const = default;
+};
+
+// DeepSeek Sparse Attention over grouped-query attention (hybrid symbol `D`
+// under Megatron-LM's DSA-over-GQA layer spec): grouped-query attention's
+// projections and heads, each query attending only the top-k keys that a
+// lightning indexer selects. The indexer projects its queries from the hidden
+// state (no query LoRA); otherwise it is DSA's, without KPool.
+struct DsaGqaAttention {
+  GqaAttention attention;  // heads, groups, head width, output gate; no window or chunk
+  DsaIndexer indexer;      // pool_size 1
+  bool runs_indexer = true;  // as DsaAttention's
+
+  bool operator==(const DsaGqaAttention&) const = default;
 };
 
 // DeepSeek-V4 attention (hybrid symbols `W`, `C`, `H`): every kind
@@ -274,7 +287,7 @@ struct SharedCompressedAttention {
 
 using Mixer = std::variant<GqaAttention, MlaAttention, DsaAttention, CompressedSparseAttention, GatedDeltaNet, Mamba2,
                            GatedDeltaProduct, BlockSparseAttention, KimiDeltaAttention, SharedCompressedAttention,
-                           CompressedBlockSparseAttention>;
+                           CompressedBlockSparseAttention, DsaGqaAttention>;
 
 // Dense MLP (hybrid symbol `-`): h -> ffn -> h, with a gated (SwiGLU) input
 // projection of twice the width when `gated`.
@@ -323,12 +336,28 @@ struct NgramMemory {
   bool operator==(const NgramMemory&) const = default;
 };
 
+// Per-layer embeddings (Gemma 4 E2B and E4B): each layer has its own token
+// embedding of `dim` values (a table of `vocabulary` rows looked up by the
+// token), added to a slice of `dim` of one model-level projection of the
+// token's embedding (h x layers * dim, the slice is this layer's h x dim).
+// After the channel mixer the layer projects its hidden state to a gate of
+// `dim` (h x dim), multiplies the gate (after a GELU) by that embedding, and
+// projects the product back to h (dim x h), added to the residual stream.
+struct PerLayerEmbedding {
+  std::int64_t dim = 0;         // hidden_size_per_layer_input
+  std::int64_t vocabulary = 0;  // vocab_size_per_layer_input: the table's rows
+
+  bool operator==(const PerLayerEmbedding&) const = default;
+};
+
 struct Layer {
   std::optional<Mixer> mixer;  // at least one of the two is set
   std::optional<ChannelMixer> channel_mixer;
   // Added to the residual streams before the mixer (initialized here so that
   // layers built from a mixer and a channel mixer alone need not name it).
   std::optional<NgramMemory> ngram_memory = std::nullopt;
+  // Added to the residual stream after the channel mixer.
+  std::optional<PerLayerEmbedding> per_layer_embedding = std::nullopt;
 
   bool operator==(const Layer&) const = default;
 };
@@ -561,6 +590,7 @@ Status check_dsa_topk_given(const Model& model, std::string_view mode);
 
 // Short names used in reports: "gqa" ("swa" with a window, "chunked" with
 // chunks), "mla", "dsa" ("dsa-shared" when the layer reuses another's top-k),
+// "dsa-gqa" ("dsa-gqa-shared"),
 // "window", "csa", "hca", "gdn", "gdn2", "mamba2", "gdp", "block-sparse", "kda",
 // "csa2" ("csa2-window" without a cache), "qsa";
 // "mlp", "moe".

@@ -50,6 +50,11 @@
 //     with the output layer (the MTP depth's with its projection).
 //   - Hashed n-gram memory: its key, value and convolution weights; its
 //     tables count in the total, never as active (they are looked up).
+//   - Per-layer embeddings, per layer: its h x p slice of the model-level
+//     projection, the h x p gate and the p x h projection back, and its
+//     norm (h); its vocabulary x p slice of the table, in the total, never
+//     active. The model-level projection's norm (p, shared by the layers) is
+//     not counted.
 //   - The embedding table (V x h) and the output layer (h x V), counted apart
 //     unless the embedding is tied (below).
 // Besides the weights of products, every parameter of the model's layout
@@ -125,7 +130,7 @@ enum class ParameterKind {
   kPerHeadScalar,  // attention sinks, Mamba-2's and the gated delta net's A, D, dt bias
   kExpertBias,     // the router's load-balancing bias
   kGate,           // the shared expert's gate
-  kLookupTable,    // hashed n-gram memory's tables: a few rows read per token, never active
+  kLookupTable,    // n-gram memory's and per-layer embeddings' tables: rows read per token, never active
 };
 inline constexpr ParameterKind kAllParameterKinds[] = {
     ParameterKind::kWeight, ParameterKind::kEmbeddingTable, ParameterKind::kRouter,     ParameterKind::kNorm,

@@ -24,9 +24,13 @@ enum class ErrorCode {
   kIo,            // a file cannot be read or written
   kOverflow,      // a count does not fit in its integer type
   kUnsupported,   // valid input that trainflops does not count (a model type, a variant)
+  // Invalid input that the framework's function reproduced here refuses with
+  // an assertion (Megatron-LM's `assert` in num_floating_point_operations), so
+  // that a drop-in can fail the way the original does.
+  kFailedAssertion,
 };
 
-// "invalid input", "I/O", "overflow", "unsupported".
+// "invalid input", "I/O", "overflow", "unsupported", "failed assertion".
 const char* error_code_name(ErrorCode code);
 
 // A failure with a message meant for the user. Messages name the field, the

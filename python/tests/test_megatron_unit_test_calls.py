@@ -25,7 +25,7 @@ def test_the_records_hold_both_refs():
     assert len(DATA["dev"]["calls"]) == 78
     dev_hybrid = [call for call in DATA["dev"]["calls"] if call["args"].get("hybrid_layer_pattern")]
     assert len(dev_hybrid) == 29
-    assert any("raises" in call for call in dev_hybrid)
+    assert [call["raises"] for call in dev_hybrid if "raises" in call] == ["AssertionError"]
 
 
 @pytest.mark.parametrize("ref,index,call", CALLS, ids=[f"{ref}-{index}" for ref, index, _ in CALLS])
@@ -34,10 +34,23 @@ def test_megatron_lm_test_file_calls(ref, index, call):
     args = types.SimpleNamespace(**call["args"])
     parameters = (call["batch_size"], call["seqlen_squared_sum_in_batch"], call["total_real_tokens_in_batch"])
     if "raises" in call:
-        with pytest.raises(trainflops.TrainflopsError):
+        # Megatron-LM's test file expects its AssertionError where its function asserts.
+        refusal = trainflops.FailedAssertionError if call["raises"] == "AssertionError" else trainflops.TrainflopsError
+        with pytest.raises(refusal):
             num_floating_point_operations(args, *parameters)
         return
     assert num_floating_point_operations(args, *parameters).hex() == call["flops"]
+
+
+def test_dsa_on_a_hybrid_pattern_fails_as_megatron_lm_asserts():
+    # Megatron-LM's test_hybrid_dsa_rejected expects an AssertionError whose message names the hybrid-model path.
+    call = next(call for call in DATA["dev"]["calls"] if "raises" in call)
+    with pytest.raises(AssertionError, match="hybrid-model path") as raised:
+        megatron_dev.num_floating_point_operations(types.SimpleNamespace(**call["args"]), call["batch_size"])
+    assert isinstance(raised.value, trainflops.InvalidInputError)
+    assert str(raised.value) == (
+        "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only, not "
+        "on the hybrid-model path (hybrid_layer_pattern); describe the model without a pattern")
 
 
 def test_the_branches_differ_where_megatron_lm_does():

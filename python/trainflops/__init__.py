@@ -16,18 +16,20 @@ trainflops.megatron.num_floating_point_operations is a drop-in for Megatron-LM's
 function (its main branch); trainflops.megatron_dev's for its dev branch's.
 Every error is a trainflops.TrainflopsError (a ValueError) with the
 library's message; its subclass says what kind: InvalidInputError,
-InputFileError (also an OSError), CountOverflowError (also an OverflowError)
-or UnsupportedError (also a NotImplementedError). docs/python.md in the source tree has the details.
+InputFileError (also an OSError), CountOverflowError (also an OverflowError),
+UnsupportedError (also a NotImplementedError) or FailedAssertionError (an
+InvalidInputError that is also an AssertionError: arguments Megatron-LM's
+function refuses with an assert). docs/python.md in the source tree has the details.
 """
-from trainflops._core import (Comparison, CountOverflowError, FrameworkCount, InputFileError, InvalidInputError, Layer,
-                              Model, Report, TrainflopsError, UnsupportedError)
+from trainflops._core import (Comparison, CountOverflowError, FailedAssertionError, FrameworkCount, InputFileError,
+                              InvalidInputError, Layer, Model, Report, TrainflopsError, UnsupportedError)
 from trainflops import _core, megatron, megatron_dev
 from trainflops.seq_stats import SeqStats
 from trainflops.utilization import Mfu, mfu, peak_table
 
 
-__all__ = ["compare", "Comparison", "count", "CountOverflowError", "FrameworkCount", "InputFileError",
-           "InvalidInputError", "Layer", "megatron", "megatron_dev", "Mfu", "mfu", "Model", "peak_table", "Report",
+__all__ = ["compare", "Comparison", "count", "CountOverflowError", "FailedAssertionError", "FrameworkCount",
+           "InputFileError", "InvalidInputError", "Layer", "megatron", "megatron_dev", "Mfu", "mfu", "Model", "peak_table", "Report",
            "SeqStats", "TrainflopsError", "UnsupportedError"]
 
 

@@ -11,7 +11,9 @@ never modifies it, and returns what Megatron-LM's function returns, bit for
 bit, for arguments in every form Megatron-LM's function accepts: ints or
 floats (whole or not), numpy scalars, 0-d tensors, None, ints as flags.
 Where Megatron-LM's function raises (a tuple moe_layer_freq, None where it
-multiplies), it raises trainflops.TrainflopsError (a ValueError) saying why.
+multiplies), it raises trainflops.TrainflopsError (a ValueError) saying why;
+where it fails an assert, a trainflops.FailedAssertionError, also an
+AssertionError.
 """
 from trainflops import _core
 

@@ -75,6 +75,10 @@ constexpr std::string_view kNoSharedKeyValue =
 bool has_ngram_memory(const Model& model) {
   return any_layer(model, [](const Layer& l) { return l.ngram_memory.has_value(); });
 }
+bool has_per_layer_embedding(const Model& model) {
+  return any_layer(model, [](const Layer& l) { return l.per_layer_embedding.has_value(); });
+}
+constexpr std::string_view kNoPerLayerEmbedding = " has no per-layer embeddings (Gemma 4 E2B, E4B)";
 
 // Why a framework whose function has no term for the residual-stream
 // machinery of `model` cannot count it, or empty. Only its DeepSeek-V4
@@ -187,6 +191,7 @@ std::string torchtitan_cannot_express(const Model& model) {
   if (model.hyper_connections || has_ngram_memory(model)) {
     return "torchtitan has no model with hyper-connections or n-gram memory";
   }
+  if (has_per_layer_embedding(model)) return "torchtitan" + std::string(kNoPerLayerEmbedding);
   return "";
 }
 
@@ -202,6 +207,7 @@ std::string nemo_rl_cannot_express(const Model& model) {
   if (model.hyper_connections || has_ngram_memory(model)) {
     return std::string(kFormulas) + "; hyper-connections and n-gram memory have no place in them";
   }
+  if (has_per_layer_embedding(model)) return std::string(kFormulas) + "; per-layer embeddings have no place in them";
   if (has_latent_moe(model)) return std::string(kFormulas) + "; this model's experts run in a latent space";
   if (has_gqa_where(model, [](const GqaAttention& a) {
         return a.window.has_value() || a.chunk.has_value() || a.output_gate || !a.head_dim || a.key_is_value ||
@@ -239,6 +245,7 @@ std::string automodel_cannot_express(const Model& model) {
     return "compare does not model NeMo Automodel's DeepSeek-V4 formulas";
   }
   if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
+  if (has_per_layer_embedding(model)) return "NeMo Automodel" + std::string(kNoPerLayerEmbedding);
   if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
   if (has_mixer<SharedCompressedAttention>(model)) {
     const auto v41_layer = [](const Layer& l) {
@@ -332,7 +339,8 @@ constexpr Conventions kMaxTextConventions{.causal = PairRule::kHalfSquare,
                                           .compressed_indexer = CompressedIndexerRule::kMaxText,
                                           .output_gate = false,
                                           .norms = false,
-                                          .hyper_connections = HyperConnectionRule::kMaxText};
+                                          .hyper_connections = HyperConnectionRule::kMaxText,
+                                          .per_layer_embedding = PerLayerEmbeddingRule::kProjections};
 
 // MaxText's DeepSeek-V4 function leaves MTP out: its DeepSeek-V4 configs drop
 // the MTP layer.
@@ -381,7 +389,8 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .indexer = IndexerRule::kNone,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone},
+                   .ngram_memory = NgramMemoryRule::kNone,
+                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
        megatron_main_cannot_express, nullptr, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -392,7 +401,8 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .quick_geglu_as_ungated = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone},
+                   .ngram_memory = NgramMemoryRule::kNone,
+                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
        megatron_cannot_express, nullptr, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
        Conventions{.causal = PairRule::kHalfSquare,
@@ -404,7 +414,8 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .compressed_indexer = CompressedIndexerRule::kMegatron,
                    .kda_gates_as_k3 = true,
                    .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone},
+                   .ngram_memory = NgramMemoryRule::kNone,
+                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
        bridge_cannot_express, nullptr, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
@@ -436,7 +447,9 @@ bool frameworks_modelled(const Mixer& mixer) {
                         [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
                                        CompressedSparseAttention, SharedCompressedAttention,
                                        CompressedBlockSparseAttention> auto&) { return true; },
-                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto&) { return false; },
+                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) {
+                          return false;
+                        },
                     },
                     mixer);
 }
@@ -519,6 +532,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kNgramMemory: return "ngram_memory";
     case ConventionKind::kCandidateBlocks: return "candidate_blocks";
     case ConventionKind::kSharedExpertGate: return "shared_expert_gate";
+    case ConventionKind::kPerLayerEmbedding: return "per_layer_embedding";
   }
   return "";
 }
@@ -546,6 +560,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kNgramMemory: return "n-gram memory";
     case ConventionKind::kCandidateBlocks: return "candidate blocks";
     case ConventionKind::kSharedExpertGate: return "shared expert gate";
+    case ConventionKind::kPerLayerEmbedding: return "per-layer embeddings";
   }
   return "";
 }

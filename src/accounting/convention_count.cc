@@ -311,7 +311,7 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                    sum.add(terms, exact);
                  },
                  // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention> auto& other) {
+                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto& other) {
                    sum.add(terms_of(other, h, projections_mode(c)), exact);
                  },
              },
@@ -397,6 +397,13 @@ void add_layer(const Layer& layer, const Model& model, const Moe* moe, const Con
       sum.add(terms, exact);
     }
   }
+  if (layer.per_layer_embedding && c.per_layer_embedding != PerLayerEmbeddingRule::kNone) {
+    Terms terms = terms_of(*layer.per_layer_embedding, model.hidden_size, kModelMode);
+    if (c.per_layer_embedding == PerLayerEmbeddingRule::kProjections) {
+      terms.front().forward_flops -= kFlopsPerFma * per_layer_embedding_product_fmas(*layer.per_layer_embedding);
+    }
+    sum.add(terms, exact);
+  }
   if (layer.mixer) add_mixer(*layer.mixer, model.hidden_size, c, sum);
   if (!layer.channel_mixer) return;
   const auto* experts = std::get_if<Moe>(&*layer.channel_mixer);
@@ -464,6 +471,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kNgramMemory: to.ngram_memory = from.ngram_memory; return;
     case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
     case ConventionKind::kSharedExpertGate: to.shared_expert_gate = from.shared_expert_gate; return;
+    case ConventionKind::kPerLayerEmbedding: to.per_layer_embedding = from.per_layer_embedding; return;
   }
 }
 
@@ -554,6 +562,13 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       break;
     case ConventionKind::kCandidateBlocks: return c.candidate_blocks ? "candidate entries" : "every entry";
     case ConventionKind::kSharedExpertGate: return c.shared_expert_gate ? "counted" : "not counted";
+    case ConventionKind::kPerLayerEmbedding:
+      switch (c.per_layer_embedding) {
+        case PerLayerEmbeddingRule::kModel: return "counted";
+        case PerLayerEmbeddingRule::kProjections: return "projections only";
+        case PerLayerEmbeddingRule::kNone: return "not counted";
+      }
+      break;
   }
   return "";
 }

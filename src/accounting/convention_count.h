@@ -90,6 +90,13 @@ enum class NgramMemoryRule {
   kNone,     // not counted
 };
 
+// What per-layer embeddings are charged.
+enum class PerLayerEmbeddingRule {
+  kModel,        // the projections and the gate's product with the embedding
+  kProjections,  // the projections alone
+  kNone,         // not counted
+};
+
 // One choice per convention: what a framework's FLOPs function does.
 struct Conventions {
   PairRule causal = PairRule::kExact;
@@ -122,6 +129,7 @@ struct Conventions {
   // counted as a framework's function does.
   HyperConnectionRule hyper_connections = HyperConnectionRule::kCounted;
   NgramMemoryRule ngram_memory = NgramMemoryRule::kModel;
+  PerLayerEmbeddingRule per_layer_embedding = PerLayerEmbeddingRule::kModel;
   // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
   // alone (false: every entry they see, as the kernels do).
   bool candidate_blocks = true;

@@ -101,6 +101,7 @@ bool selectively_recomputed(Component component) {
     case Component::kKimiDeltaAttention:
     case Component::kHyperConnections:
     case Component::kNgramMemory:
+    case Component::kPerLayerEmbedding:
     case Component::kMtp:
     case Component::kLogits: return false;
   }

@@ -1,5 +1,5 @@
-// DeepSeek Sparse Attention: MLA attending the top-k keys its lightning
-// indexer selects, and the indexer itself (with KPool).
+// DeepSeek Sparse Attention: MLA or grouped-query attention attending the
+// top-k keys its lightning indexer selects, and the indexer itself (with KPool).
 #include <optional>
 
 #include "accounting/layer_terms.h"
@@ -23,13 +23,11 @@ Statistic selected_pairs(const DsaIndexer& indexer) {
 }
 
 // The KL loss's target is the main attention's distribution over the keys the
-// indexer is trained on, so its logits are computed (forward only, in the
-// absorbed form) over every causal pair for a dense loss, or over the top-k
+// indexer is trained on, so its logits (`logit_fmas` per pair) are computed,
+// forward only, over every causal pair for a dense loss, or over the top-k
 // pairs for a sparse one. An untrained indexer has no loss and no teacher.
-std::optional<Term> indexer_teacher_term(const DsaAttention& a) {
-  const DsaIndexer& indexer = a.indexer;
-  const Int128 logits = Int128{a.mla.num_heads} * (a.mla.kv_lora_rank + a.mla.qk_pos_emb_head_dim);
-  const Term dense{Component::kIndexerTeacher, kCausalPairs, kFlopsPerFma * logits, 1, kForwardOnly};
+std::optional<Term> indexer_teacher_term(const DsaIndexer& indexer, Int128 logit_fmas) {
+  const Term dense{Component::kIndexerTeacher, kCausalPairs, kFlopsPerFma * logit_fmas, 1, kForwardOnly};
   switch (indexer.grad_mode) {
     case DsaIndexer::GradMode::kOff: return std::nullopt;
     case DsaIndexer::GradMode::kDetached:
@@ -102,12 +100,38 @@ void append_terms(const DsaAttention& a, std::int64_t hidden_size, Convention co
   if (a.runs_indexer) {
     append_indexer_terms(indexer, hidden_size, a.mla.q_lora_rank, convention, terms);
     if (is_executed(convention)) {
-      if (auto teacher = indexer_teacher_term(a)) terms.push_back(*teacher);
+      // In the absorbed form, against the cached latent and its rotary key.
+      const Int128 logits = Int128{a.mla.num_heads} * (a.mla.kv_lora_rank + a.mla.qk_pos_emb_head_dim);
+      if (auto teacher = indexer_teacher_term(indexer, logits)) terms.push_back(*teacher);
     }
   }
 }
 
+void append_terms(const DsaGqaAttention& a, std::int64_t hidden_size, Convention convention, Terms& terms) {
+  // Megatron-LM's hybrid function counts no `D` layer of this kind (it reads
+  // only the Mamba, GDN, `*`, MLP and MoE counts of a pattern); its transformer
+  // function counts every layer as dense grouped-query attention.
+  if (is_megatron_hybrid(convention)) return;
+  append_terms(a.attention, hidden_size, convention, terms);
+  if (!is_exact(convention)) return;
+  Term& core = terms.back();
+  core.component = Component::kDsaCoreAttention;
+  core.per = selected_pairs(a.indexer);
+  if (!a.runs_indexer) return;
+  // The indexer's queries come from the hidden state: no query LoRA.
+  append_indexer_terms(a.indexer, hidden_size, std::nullopt, convention, terms);
+  if (is_executed(convention)) {
+    // QK^T of every query head against its group's keys (validated: head_dim set).
+    const Int128 logits = Int128{a.attention.num_heads} * a.attention.head_dim.value_or(0);
+    if (auto teacher = indexer_teacher_term(a.indexer, logits)) terms.push_back(*teacher);
+  }
+}
+
 Terms dsa_attention_terms(const DsaAttention& a, std::int64_t hidden_size, Convention convention) {
+  return terms_of(a, hidden_size, convention);
+}
+
+Terms dsa_gqa_attention_terms(const DsaGqaAttention& a, std::int64_t hidden_size, Convention convention) {
   return terms_of(a, hidden_size, convention);
 }
 

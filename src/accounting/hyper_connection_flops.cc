@@ -1,5 +1,6 @@
 // Machinery on the residual stream: hyper-connections around every sublayer
-// and each output head, and hashed n-gram memory on the layers that have it.
+// and each output head, hashed n-gram memory and per-layer embeddings on the
+// layers that have them.
 #include "accounting/layer_terms.h"
 
 namespace trainflops {
@@ -46,6 +47,17 @@ void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Conventio
   terms.push_back(trained_gemm(Component::kNgramMemory, kTokens, fmas));
 }
 
+Int128 per_layer_embedding_product_fmas(const PerLayerEmbedding& embedding) { return embedding.dim; }
+
+void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention, Terms& terms) {
+  if (convention.mode == Mode::kMegatron) return;
+  const Int128 h = hidden_size, p = embedding.dim;
+  // The layer's slice of the model-level projection, the gate, the gate times
+  // the embedding (both take a gradient, as in a GEMM), the projection back.
+  const Int128 fmas = h * p + h * p + per_layer_embedding_product_fmas(embedding) + p * h;
+  terms.push_back(trained_gemm(Component::kPerLayerEmbedding, kTokens, fmas));
+}
+
 Terms hyper_connection_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size,
                              Convention convention) {
   Terms terms;
@@ -55,6 +67,10 @@ Terms hyper_connection_terms(const HyperConnections& hc, std::int64_t sublayers,
 
 Terms ngram_memory_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention) {
   return terms_of(memory, hidden_size, convention);
+}
+
+Terms per_layer_embedding_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention) {
+  return terms_of(embedding, hidden_size, convention);
 }
 
 }  // namespace trainflops

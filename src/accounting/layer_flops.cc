@@ -41,6 +41,7 @@ void append_layer_terms(const Layer& layer, std::int64_t hidden_size, Convention
   if (layer.ngram_memory) append_terms(*layer.ngram_memory, hidden_size, convention, terms);
   if (layer.mixer) append_variant_terms(*layer.mixer, hidden_size, convention, terms);
   if (layer.channel_mixer) append_variant_terms(*layer.channel_mixer, hidden_size, convention, terms);
+  if (layer.per_layer_embedding) append_terms(*layer.per_layer_embedding, hidden_size, convention, terms);
 }
 
 }  // namespace trainflops

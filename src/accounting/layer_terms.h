@@ -1,5 +1,5 @@
 // What the files that count the layer types share, one file per family:
-// attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA and its indexer),
+// attention_flops.cc (GQA, MLA), dsa_flops.cc (DSA over MLA or GQA, and its indexer),
 // block_sparse_flops.cc (block-sparse GQA), compressed_block_sparse_flops.cc (Qwen3.8's QSA),
 // compressed_attention_flops.cc (DeepSeek-V4), shared_compressed_attention_flops.cc
 // (DeepSeek-V4.1), linear_attention_flops.cc
@@ -34,6 +34,7 @@ inline Term trained_flops(Component component, Statistic per, Int128 flops) {
 void append_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const DsaGqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const CompressedSparseAttention& attention, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
 void append_terms(const CompressedBlockSparseAttention& attention, std::int64_t hidden_size, Convention convention,
@@ -48,6 +49,7 @@ void append_terms(const Mamba2& mamba, std::int64_t hidden_size, Convention conv
 void append_terms(const DenseMlp& mlp, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const Moe& moe, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const NgramMemory& memory, std::int64_t hidden_size, Convention convention, Terms& terms);
+void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention, Terms& terms);
 // A layer's hyper-connections, around each of its `sublayers` (0 to 2).
 void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
@@ -58,6 +60,9 @@ Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head)
 // N-gram memory's gates (each stream's dot product with its key) and gated
 // value: multiply-adds per token, part of its terms.
 Int128 ngram_memory_gate_fmas(const NgramMemory& memory, std::int64_t hidden_size);
+// A per-layer embedding's product of the gate and the embedding, per token:
+// the part MaxText's function leaves out.
+Int128 per_layer_embedding_product_fmas(const PerLayerEmbedding& embedding);
 
 // The terms append_terms() gives `part`, as a new list.
 template <typename LayerPart>

@@ -132,15 +132,22 @@ void add_mla(Parts& p, const MlaAttention& a, const Context& c) {
 
 void add_mixer(Parts& p, const MlaAttention& a, const Context& c) { add_mla(p, a, c); }
 
-void add_mixer(Parts& p, const DsaAttention& a, const Context& c) {
-  add_mla(p, a.mla, c);
-  if (!a.runs_indexer) return;
-  const DsaIndexer& i = a.indexer;
+// A lightning indexer whose queries are projected from `query_input` wide inputs.
+void add_dsa_indexer(Parts& p, const DsaIndexer& i, Int128 query_input, const Context& c) {
   const Int128 h = c.h, nh = i.num_heads, hd = i.head_dim;
-  const Int128 query_input = a.mla.q_lora_rank ? *a.mla.q_lora_rank : h;
   p.weight(Component::kIndexerProjections, query_input * nh * hd + h * hd + h * nh);
   p.add(ParameterKind::kNorm, 2 * hd);  // the keys' LayerNorm, whatever the model's norms
   if (i.pool_size > 1) p.weight(Component::kKpoolGate, h * hd);
+}
+
+void add_mixer(Parts& p, const DsaAttention& a, const Context& c) {
+  add_mla(p, a.mla, c);
+  if (a.runs_indexer) add_dsa_indexer(p, a.indexer, a.mla.q_lora_rank ? *a.mla.q_lora_rank : c.h, c);
+}
+
+void add_mixer(Parts& p, const DsaGqaAttention& a, const Context& c) {
+  add_mixer(p, a.attention, c);
+  if (a.runs_indexer) add_dsa_indexer(p, a.indexer, c.h, c);  // queries from the hidden state
 }
 
 void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
@@ -274,6 +281,14 @@ void add_hyper_connection_statics(Parts& p, const HyperConnections& hc, Int128 s
   p.add(ParameterKind::kPerHeadScalar, sublayers * (head ? 1 : 3));
 }
 
+// The layer's slice of the model-level projection, its gate and its
+// projection back, and its h-wide norm after that; its slice of the table.
+void add_per_layer_embedding(Parts& p, const PerLayerEmbedding& e, const Context& c) {
+  p.weight(Component::kPerLayerEmbedding, 3 * c.h * e.dim);
+  p.add(ParameterKind::kNorm, c.norm(c.h));
+  p.table(Component::kPerLayerEmbedding, Int128{e.vocabulary} * e.dim);
+}
+
 Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Context& c) {
   Parts p;
   if (layer.ngram_memory) add_ngram_memory(p, *layer.ngram_memory, c.h);
@@ -295,6 +310,7 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
     std::visit([&](const auto& mixer) { add_channel_mixer(p, mixer, c); }, *layer.channel_mixer);
     p.add(ParameterKind::kNorm, c.norm(c.h));
   }
+  if (layer.per_layer_embedding) add_per_layer_embedding(p, *layer.per_layer_embedding, c);
   return p;
 }
 

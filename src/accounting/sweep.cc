@@ -6,8 +6,8 @@
 namespace trainflops {
 namespace {
 
-// DSA as its MLA attention, block-sparse attention as its grouped-query
-// attention; sliding windows and chunks as full causal attention.
+// DSA as its MLA or grouped-query attention, block-sparse attention as its
+// grouped-query attention; sliding windows and chunks as full causal attention.
 void make_attention_dense(Layer& layer) {
   if (!layer.mixer) return;
   std::visit(Overloaded{
@@ -15,7 +15,7 @@ void make_attention_dense(Layer& layer) {
                    const MlaAttention mla = dsa.mla;  // copied before the assignment ends `dsa`
                    layer.mixer = mla;
                  },
-                 [&](const OneOf<BlockSparseAttention, CompressedBlockSparseAttention> auto& sparse) {
+                 [&](const OneOf<BlockSparseAttention, CompressedBlockSparseAttention, DsaGqaAttention> auto& sparse) {
                    const GqaAttention gqa = sparse.attention;  // copied before the assignment ends `sparse`
                    layer.mixer = gqa;
                  },

@@ -61,6 +61,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kIo: return "I/O";
     case ErrorCode::kOverflow: return "overflow";
     case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kFailedAssertion: return "failed assertion";
   }
   return "unknown";
 }

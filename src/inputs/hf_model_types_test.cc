@@ -15,6 +15,7 @@
 #include "trainflops/hf_config.h"
 #include "trainflops/int128.h"
 #include "trainflops/layer_flops.h"
+#include "trainflops/native_config.h"
 #include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
@@ -312,7 +313,7 @@ TEST(HfModelTypesTest, MiniMaxM3AttendsBlocksOnItsSparseLayers) {
 
 // Gemma 4: global layers of their own width and groups whose keys are the
 // values; the KV-shared layers of E2B and E4B project no keys or values, and
-// their per-layer embeddings are refused rather than left out.
+// every layer of theirs has a per-layer embedding.
 TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
   const HfImport import = imported(*find_preset("gemma-4-31b").value().hf_config);
   if (import.model.layers.empty()) return;
@@ -344,10 +345,61 @@ TEST(HfModelTypesTest, Gemma4GlobalLayersAndKvSharing) {
   const Terms terms = gqa_attention_terms(std::get<GqaAttention>(*shared.model.layers[5].mixer), 64, Convention{});
   EXPECT_EQ(to_decimal(terms.front().forward_flops), std::to_string(2 * (64 * 128 + 128 * 64)));
 
-  const Result<HfImport> refused = import_hf_config(small + R"("hidden_size_per_layer_input": 256})");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message(),
-            "hidden_size_per_layer_input = 256: per-layer embeddings (Gemma 4 E2B, E4B) are not counted yet");
+  EXPECT_FALSE(shared.model.layers[0].per_layer_embedding);
+
+  // Per-layer embeddings: every layer's own, from a table of
+  // vocab_size_per_layer_input rows; that table's size is required.
+  const HfImport embedded = imported(small + R"("hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50})");
+  if (embedded.model.layers.empty()) return;
+  for (const Layer& layer : embedded.model.layers) {
+    ASSERT_TRUE(layer.per_layer_embedding);
+    EXPECT_EQ(*layer.per_layer_embedding, (PerLayerEmbedding{.dim = 8, .vocabulary = 50}));
+  }
+  const Result<HfImport> missing = import_hf_config(small + R"("hidden_size_per_layer_input": 8})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(),
+            "vocab_size_per_layer_input is missing: required by per-layer embeddings (hidden_size_per_layer_input > "
+            "0)");
+}
+
+// E2B and E4B's fields, with the sizes MaxText's gemma4-e2b.yml and
+// gemma4-e4b.yml give them, import to the models compare checks against
+// MaxText's function (tests/data/compare/gemma-4-e*-maxtext.json): the
+// KV-shared layers from the 16th (E2B) and the 25th (E4B), E2B's double-wide
+// MLP on them, a per-layer embedding on every layer.
+TEST(HfModelTypesTest, Gemma4SmallImportsAsMaxTextDefinesIt) {
+  struct Case {
+    std::string native;
+    int layers, period, kv_heads, shared, hidden, ffn;
+    bool double_wide;
+  };
+  for (const Case& c : {Case{"gemma-4-e2b-maxtext.json", 35, 5, 1, 20, 1536, 6144, true},
+                        Case{"gemma-4-e4b-maxtext.json", 42, 6, 2, 18, 2560, 10240, false}}) {
+    SCOPED_TRACE(c.native);
+    std::string types;
+    for (int i = 0; i < c.layers; ++i) {
+      types += std::string(i == 0 ? "" : ", ") +
+               (i % c.period == c.period - 1 ? R"("full_attention")" : R"("sliding_attention")");
+    }
+    const std::string config =
+        R"({"model_type": "gemma4_text", "hidden_size": )" + std::to_string(c.hidden) +
+        R"(, "vocab_size": 262144, "num_hidden_layers": )" + std::to_string(c.layers) +
+        R"(, "num_attention_heads": 8, "num_key_value_heads": )" + std::to_string(c.kv_heads) +
+        R"(, "head_dim": 256, "global_head_dim": 512, "num_global_key_value_heads": null, "sliding_window": 512,
+        "intermediate_size": )" +
+        std::to_string(c.ffn) + R"(, "num_kv_shared_layers": )" + std::to_string(c.shared) +
+        R"(, "use_double_wide_mlp": )" + (c.double_wide ? "true" : "false") +
+        R"(, "attention_k_eq_v": false, "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144,
+        "layer_types": [)" +
+        types + "]}";
+    const HfImport hf = imported(config);
+    const Result<Model> native = parse_native_config(
+        read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/compare/" + c.native, kMaxConfigFileBytes).value());
+    ASSERT_TRUE(native.ok()) << native.error().message();
+    EXPECT_EQ(hf.model.hidden_size, native.value().hidden_size);
+    EXPECT_EQ(hf.model.vocab_size, native.value().vocab_size);
+    EXPECT_TRUE(hf.model.layers == native.value().layers);
+  }
 }
 
 // What the Qwen3.5 import refuses rather than miscounts.

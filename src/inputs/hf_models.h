@@ -41,8 +41,8 @@ Result<Model> import_transformer(Fields& config, Notes& notes);
 // gemma3 (text_config) and gemma3_text (hf_transformer_models.cc).
 Result<Model> import_gemma3(Fields& config, Notes& notes);
 // gemma4_text (gemma4 through its text_config): sliding and full layers of
-// their own widths, keys that are the values, KV sharing, MoE
-// (hf_transformer_models.cc).
+// their own widths, keys that are the values, KV sharing, MoE, per-layer
+// embeddings (hf_transformer_models.cc).
 Result<Model> import_gemma4(Fields& config, Notes& notes);
 // gpt_oss (hf_transformer_models.cc).
 Result<Model> import_gpt_oss(Fields& config, Notes& notes);

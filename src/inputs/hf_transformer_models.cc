@@ -218,16 +218,22 @@ Result<Model> import_gemma3_text(Fields& text, Notes& notes) {
 Result<Model> import_gemma4(Fields& text, Notes&) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(text));
   const auto count = static_cast<std::size_t>(base.layers);
-  // Per-layer embeddings (E2B, E4B): a table per layer, a projection into
-  // every layer and a gate in each; no layer type counts them yet.
+  // Per-layer embeddings (E2B, E4B): every layer's own token embedding of
+  // hidden_size_per_layer_input values, from a table of
+  // vocab_size_per_layer_input rows; 0 (or absent) for none.
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> per_layer,
                               text.optional_non_negative("hidden_size_per_layer_input"));
+  std::optional<PerLayerEmbedding> embedding;
   if (per_layer.value_or(0) > 0) {
-    return Error(ErrorCode::kUnsupported, text.path_of("hidden_size_per_layer_input") + " = " +
-                                              std::to_string(*per_layer) +
-                                              ": per-layer embeddings (Gemma 4 E2B, E4B) are not counted yet");
+    if (!text.has("vocab_size_per_layer_input")) {
+      return text.missing("vocab_size_per_layer_input", "by per-layer embeddings (hidden_size_per_layer_input > 0)");
+    }
+    PerLayerEmbedding e{.dim = *per_layer};
+    TRAINFLOPS_ASSIGN_OR_RETURN(e.vocabulary, text.positive("vocab_size_per_layer_input"));
+    embedding = e;
+  } else {
+    text.ignore({"vocab_size_per_layer_input"});  // the per-layer tables' vocabulary: none without them
   }
-  text.ignore({"vocab_size_per_layer_input"});  // the per-layer tables' vocabulary: none without them
   // Sliding layers: grouped-query attention of head_dim over a window; full
   // layers: global_head_dim wide, num_global_key_value_heads groups, keys
   // that are the values too with attention_k_eq_v.
@@ -301,7 +307,8 @@ Result<Model> import_gemma4(Fields& text, Notes&) {
     }
     const std::int64_t width = reuses && double_wide ? 2 * ffn : ffn;
     const ChannelMixer channel = experts ? ChannelMixer{*experts} : ChannelMixer{swiglu(width)};
-    model.layers.push_back(Layer{Mixer{attention}, channel});
+    model.layers.push_back(
+        Layer{.mixer = Mixer{attention}, .channel_mixer = channel, .per_layer_embedding = embedding});
   }
   return model;
 }

@@ -132,9 +132,12 @@ using LayerFlags = std::vector<std::uint8_t>;
 // A layer frequency as `bit`, ORed into the entry of each layer of `flags`
 // that it marks: an int f marks layer i when i + shift is a multiple of f
 // (with `marks_multiples`) or when it is not; an explicit list must have an
-// entry of 0 or 1 per layer (their count named `count_name`).
+// entry of 0 or 1 per layer (their count named `count_name`); a list of
+// another length is an error of code `wrong_length` (Megatron-LM's function
+// asserts the length of the frequencies it reads).
 Status expand_frequency(std::string_view name, const LayerFrequency& frequency, std::span<std::uint8_t> flags,
-                        std::uint8_t bit, std::string_view count_name, std::int64_t shift, bool marks_multiples) {
+                        std::uint8_t bit, std::string_view count_name, std::int64_t shift, bool marks_multiples,
+                        ErrorCode wrong_length) {
   const std::size_t count = flags.size();
   if (const auto* every = std::get_if<std::int64_t>(&frequency)) {
     if (*every < 1) return Error(std::string(name) + " = " + std::to_string(*every) + ": must be a positive integer");
@@ -147,8 +150,8 @@ Status expand_frequency(std::string_view name, const LayerFrequency& frequency, 
   }
   const auto& list = std::get<std::vector<std::int64_t>>(frequency);
   if (list.size() != count) {
-    return Error(std::string(name) + ": the list has " + std::to_string(list.size()) + " entries; it must have " +
-                 std::string(count_name) + " = " + std::to_string(count));
+    return Error(wrong_length, std::string(name) + ": the list has " + std::to_string(list.size()) +
+                                   " entries; it must have " + std::string(count_name) + " = " + std::to_string(count));
   }
   std::uint64_t high_bits = 0;  // of every entry together: a loop without exits, which vectorises
   for (std::int64_t entry : list) high_bits |= static_cast<std::uint64_t>(entry) & ~std::uint64_t{1};
@@ -188,7 +191,7 @@ Result<SlidingWindows> sliding_windows(const MegatronArgs& a, std::size_t num_la
   LayerFlags windowed(num_layers, !a.window_attn_skip_freq);
   if (a.window_attn_skip_freq) {
     TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("window_attn_skip_freq", *a.window_attn_skip_freq, windowed, 1,
-                                                "num_layers", 1, /*marks_multiples=*/false));
+                                                "num_layers", 1, /*marks_multiples=*/false, ErrorCode::kInvalidInput));
   }
   SlidingWindows windows(num_layers);
   for (std::size_t i = 0; i < num_layers; ++i) {
@@ -212,6 +215,11 @@ Status apply_sliding_window(const SlidingWindows& windows, std::int64_t number, 
                               ErrorCode::kUnsupported,
                               "window_size: a sliding window on multi-latent attention is not counted; it is on "
                               "grouped-query attention");
+                        },
+                        [](const DsaGqaAttention&) -> Status {
+                          return Error(ErrorCode::kUnsupported,
+                                       "window_size: a sliding window on DSA over grouped-query attention is not "
+                                       "counted; its queries attend the keys their indexer selects");
                         },
                         // DeepSeek-V4 and V4.1's attention have a window of their own; the others
                         // attend no window (Megatron-LM's arguments build no block-sparse, Kimi
@@ -245,7 +253,8 @@ Result<GqaAttention> gqa_attention(const MegatronArgs& a, bool head_dim_required
 
 Result<MlaAttention> mla_attention(const MegatronArgs& a) {
   if (flag(a.group_query_attention)) {
-    return Error("group_query_attention = true: cannot be combined with multi-latent attention");
+    return Error(ErrorCode::kFailedAssertion,
+                 "group_query_attention = true: cannot be combined with multi-latent attention");
   }
   constexpr std::string_view when = "for multi-latent attention";
   MlaAttention mla;
@@ -341,6 +350,31 @@ class IndexSharing {
 Result<DsaAttention> dsa_attention(const MegatronArgs& a, std::int64_t layer_number) {
   DsaAttention dsa;
   TRAINFLOPS_ASSIGN_OR_RETURN(dsa.mla, mla_attention(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
+  dsa.runs_indexer = sharing.runs_indexer(layer_number);
+  return dsa;
+}
+
+// Megatron-LM's DSA-over-GQA layer spec (docs/sparse-attention.md), the last
+// part of `spec`: its `D` layers are grouped-query attention with DSA's indexer.
+constexpr std::string_view kDsaGqaSpec = "hybrid_stack_spec_dsa_gqa";
+
+bool uses_dsa_gqa_spec(const MegatronArgs& a) { return a.spec && !a.spec->empty() && a.spec->back() == kDsaGqaSpec; }
+
+Result<DsaGqaAttention> dsa_gqa_attention(const MegatronArgs& a, std::int64_t layer_number) {
+  // Without grouped-query attention Megatron-LM's argument validation turns
+  // multi-latent attention on for a pattern with `D`, which this spec cannot build.
+  if (!flag(a.group_query_attention)) {
+    return Error("group_query_attention = " + shown(a.group_query_attention) + ": the " + std::string(kDsaGqaSpec) +
+                 " spec's D layers are grouped-query attention, which needs group_query_attention true");
+  }
+  if (flag(a.multi_latent_attention)) {
+    return Error("multi_latent_attention = true: the " + std::string(kDsaGqaSpec) +
+                 " spec's D layers are grouped-query attention, not multi-latent attention");
+  }
+  DsaGqaAttention dsa;
+  TRAINFLOPS_ASSIGN_OR_RETURN(dsa.attention, gqa_attention(a, /*head_dim_required=*/true));
   TRAINFLOPS_ASSIGN_OR_RETURN(dsa.indexer, dsa_indexer(a));
   TRAINFLOPS_ASSIGN_OR_RETURN(const IndexSharing sharing, IndexSharing::from(a));
   dsa.runs_indexer = sharing.runs_indexer(layer_number);
@@ -524,7 +558,11 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
       break;
     }
     case LayerSymbol::kDsa: {
-      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
+      if (uses_dsa_gqa_spec(a)) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_gqa_attention(a, number));
+      } else {
+        TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, dsa_attention(a, number));
+      }
       break;
     }
     case LayerSymbol::kWindow:
@@ -585,14 +623,15 @@ Status hybrid_branch_rules(const MegatronArgs& a, const HybridPattern& pattern) 
   }
   const std::string variant = a.experimental_attention_variant.value_or("");
   if (variant == "dsa") {
-    return Error(
-        "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only "
-        "(its function refuses it with hybrid_layer_pattern); describe the model without a pattern");
+    return Error(ErrorCode::kFailedAssertion,
+                 "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path "
+                 "only, not on the hybrid-model path (hybrid_layer_pattern); describe the model without a pattern");
   }
   if (variant == "dsv4_hybrid") {
     for (LayerSymbol symbol : {LayerSymbol::kAttention, LayerSymbol::kDsa}) {
       if (has(symbol)) {
-        return Error(shown_pattern + ": with experimental_attention_variant = \"dsv4_hybrid\" every attention layer "
+        return Error(ErrorCode::kFailedAssertion,
+                     shown_pattern + ": with experimental_attention_variant = \"dsv4_hybrid\" every attention layer "
                                      "must be W, C or H on Megatron-LM's dev branch, not '" +
                      std::string(1, static_cast<char>(symbol)) + "'");
       }
@@ -652,7 +691,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   if (a.num_experts) {
     if (!a.moe_layer_freq) return missing("moe_layer_freq", "when num_experts is set (an int or a 0/1 list)");
     TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("moe_layer_freq", *a.moe_layer_freq, std::span(kinds).first(layers),
-                                                kMoe, "num_layers", 0, /*marks_multiples=*/true));
+                                                kMoe, "num_layers", 0, /*marks_multiples=*/true,
+                                                ErrorCode::kFailedAssertion));
     std::fill(kinds.begin() + static_cast<std::ptrdiff_t>(layers), kinds.end(), kinds[layers - 1]);
   }
 
@@ -669,10 +709,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   std::vector<CompressedSparseAttention::Kind> compression;  // per layer, where compressed
   if (compressed) {
     if (!a.csa_compress_ratios) {
-      return missing("csa_compress_ratios", "when experimental_attention_variant is \"dsv4_hybrid\"");
+      return Error(ErrorCode::kFailedAssertion,
+                   missing("csa_compress_ratios", "when experimental_attention_variant is \"dsv4_hybrid\"").message());
     }
     if (a.csa_compress_ratios->size() != layers + depths) {
-      return Error("csa_compress_ratios: the list has " + std::to_string(a.csa_compress_ratios->size()) +
+      return Error(ErrorCode::kFailedAssertion, "csa_compress_ratios: the list has " + std::to_string(a.csa_compress_ratios->size()) +
                    " entries; it must have num_layers + mtp_num_layers = " + std::to_string(layers + depths));
     }
     compression.resize(layers + depths);
@@ -689,7 +730,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
     }
     TRAINFLOPS_RETURN_IF_ERROR(expand_frequency("linear_attention_freq", *a.linear_attention_freq, kinds, kLinear,
-                                                "num_layers + mtp_num_layers", 1, /*marks_multiples=*/false));
+                                                "num_layers + mtp_num_layers", 1, /*marks_multiples=*/false,
+                                                ErrorCode::kFailedAssertion));
   }
 
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));

@@ -34,6 +34,8 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
   struct Case {
     std::string patch;
     std::string message;
+    // kFailedAssertion where Megatron-LM's function asserts (a drop-in raises an AssertionError there).
+    ErrorCode code = ErrorCode::kInvalidInput;
   };
   const std::vector<Case> cases = {
       {R"("num_layers": 0)", "num_layers = 0: must be a positive integer"},
@@ -45,7 +47,7 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("num_query_groups": null)", "num_query_groups is missing: required when group_query_attention is true"},
       {R"("num_query_groups": 3)", "layers[0].mixer.num_query_groups = 3: must divide num_heads = 8"},
       {R"("num_experts": 8, "moe_layer_freq": [1, 0, 1])",
-       "moe_layer_freq: the list has 3 entries; it must have num_layers = 4"},
+       "moe_layer_freq: the list has 3 entries; it must have num_layers = 4", ErrorCode::kFailedAssertion},
       {R"("num_experts": 8, "moe_layer_freq": [1, 0, 2, 1], "moe_router_topk": 2)",
        "moe_layer_freq[2] = 2: entries must be 0 or 1"},
       {R"("num_experts": 8, "moe_layer_freq": [1, -1, 2, 1], "moe_router_topk": 2)",
@@ -58,7 +60,7 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("num_experts": 8, "moe_router_topk": 9, "moe_layer_freq": 1)",
        "layers[0].channel_mixer.topk = 9: must not exceed num_experts = 8"},
       {R"("multi_latent_attention": true)",
-       "group_query_attention = true: cannot be combined with multi-latent attention"},
+       "group_query_attention = true: cannot be combined with multi-latent attention", ErrorCode::kFailedAssertion},
       {R"("multi_latent_attention": true, "group_query_attention": false)",
        "kv_lora_rank is missing: required for multi-latent attention"},
       {R"("experimental_attention_variant": "linear")",
@@ -69,8 +71,15 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("experimental_attention_variant": "gdn", "linear_attention_freq": 4)",
        "linear_key_head_dim is missing: required for gated delta net layers"},
       {R"("experimental_attention_variant": "gdn", "linear_attention_freq": [1, 1, 1, 0], "mtp_num_layers": 1)",
-       "linear_attention_freq: the list has 4 entries; it must have num_layers + mtp_num_layers = 5"},
+       "linear_attention_freq: the list has 4 entries; it must have num_layers + mtp_num_layers = 5",
+       ErrorCode::kFailedAssertion},
       {R"("mtp_num_layers": -1)", "mtp_num_layers = -1: must be >= 0"},
+      {R"("experimental_attention_variant": "dsv4_hybrid")",
+       "csa_compress_ratios is missing: required when experimental_attention_variant is \"dsv4_hybrid\"",
+       ErrorCode::kFailedAssertion},
+      {R"("experimental_attention_variant": "dsv4_hybrid", "csa_compress_ratios": [0, 4])",
+       "csa_compress_ratios: the list has 2 entries; it must have num_layers + mtp_num_layers = 4",
+       ErrorCode::kFailedAssertion},
       {R"("experimental_attention_variant": "dsa")",
        "multi_latent_attention = None: DSA (experimental_attention_variant = \"dsa\") is built on multi-latent "
        "attention"},
@@ -98,6 +107,7 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
     const Result<Model> model = model_from(c.patch);
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.error().message(), c.message);
+    EXPECT_EQ(model.error().code(), c.code);
   }
 }
 
@@ -323,6 +333,8 @@ TEST(MegatronArgsTest, DevBranchHybridRefusals) {
   struct Case {
     std::string patch;
     std::string message;
+    // kFailedAssertion where Megatron-LM's function asserts (a drop-in raises an AssertionError there).
+    ErrorCode code = ErrorCode::kInvalidInput;
   };
   const std::vector<Case> cases = {
       {mla + R"(, "hybrid_layer_pattern": "+-")",
@@ -332,17 +344,19 @@ TEST(MegatronArgsTest, DevBranchHybridRefusals) {
        "hybrid_layer_pattern = \"*-W-\": '*' (MHA/GQA) cannot be mixed with MLA-based attention (W, C or H) in one "
        "model"},
       {mla + R"(, "hybrid_layer_pattern": "D-", "experimental_attention_variant": "dsa")",
-       "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only "
-       "(its function refuses it with hybrid_layer_pattern); describe the model without a pattern"},
+       "experimental_attention_variant = \"dsa\": Megatron-LM's dev branch counts DSA on the standard path only, "
+       "not on the hybrid-model path (hybrid_layer_pattern); describe the model without a pattern",
+       ErrorCode::kFailedAssertion},
       {mla + R"(, "hybrid_layer_pattern": "D-W-", "experimental_attention_variant": "dsv4_hybrid")",
        "hybrid_layer_pattern = \"D-W-\": with experimental_attention_variant = \"dsv4_hybrid\" every attention "
-       "layer must be W, C or H on Megatron-LM's dev branch, not 'D'"},
+       "layer must be W, C or H on Megatron-LM's dev branch, not 'D'", ErrorCode::kFailedAssertion},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.patch);
     const Result<Model> model = model_from(c.patch, MegatronBranch::kDev);
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.error().message(), c.message);
+    EXPECT_EQ(model.error().code(), c.code);
   }
 }
 

@@ -133,29 +133,44 @@ struct ConfigType<MlaAttention> {
   }
 };
 
+// The "indexer" object of a DSA layer (over MLA or grouped-query attention),
+// and its "reuses_topk".
+Status read_dsa_indexer(ObjectReader& r, DsaIndexer& out, bool& runs_indexer) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const json* indexer_json, r.member("indexer"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader indexer, ObjectReader::open(*indexer_json, r.path_of("indexer")));
+  TRAINFLOPS_ASSIGN_OR_RETURN(out.num_heads, indexer.integer("num_heads"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(out.head_dim, indexer.integer("head_dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(out.topk, indexer.integer("topk"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::string grad_mode, indexer.text("grad_mode"));
+  Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode);
+  if (!mode.ok()) return Error(indexer.path_of("") + mode.error().message());
+  out.grad_mode = mode.value();
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> pool_size, indexer.optional_integer("pool_size"));
+  out.pool_size = pool_size.value_or(1);
+  if (indexer.optional_member("pool_tail")) {
+    TRAINFLOPS_ASSIGN_OR_RETURN(out.pool_tail, indexer.flag("pool_tail"));
+  }
+  TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
+  TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
+  runs_indexer = !reuses;
+  return Ok{};
+}
+
 template <>
 struct ConfigType<DsaAttention> {
   static constexpr std::array<std::string_view, 1> kNames = {"dsa"};
   static Status read(ObjectReader& r, std::string_view, DsaAttention& a) {
     TRAINFLOPS_RETURN_IF_ERROR(ConfigType<MlaAttention>::read(r, "mla", a.mla));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const json* indexer_json, r.member("indexer"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader indexer, ObjectReader::open(*indexer_json, r.path_of("indexer")));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.num_heads, indexer.integer("num_heads"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.head_dim, indexer.integer("head_dim"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.topk, indexer.integer("topk"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::string grad_mode, indexer.text("grad_mode"));
-    Result<DsaIndexer::GradMode> mode = parse_grad_mode(grad_mode);
-    if (!mode.ok()) return Error(indexer.path_of("") + mode.error().message());
-    a.indexer.grad_mode = mode.value();
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> pool_size, indexer.optional_integer("pool_size"));
-    a.indexer.pool_size = pool_size.value_or(1);
-    if (indexer.optional_member("pool_tail")) {
-      TRAINFLOPS_ASSIGN_OR_RETURN(a.indexer.pool_tail, indexer.flag("pool_tail"));
-    }
-    TRAINFLOPS_RETURN_IF_ERROR(indexer.finish());
-    TRAINFLOPS_ASSIGN_OR_RETURN(const bool reuses, r.flag("reuses_topk"));
-    a.runs_indexer = !reuses;
-    return Ok{};
+    return read_dsa_indexer(r, a.indexer, a.runs_indexer);
+  }
+};
+
+template <>
+struct ConfigType<DsaGqaAttention> {
+  static constexpr std::array<std::string_view, 1> kNames = {"dsa_gqa"};
+  static Status read(ObjectReader& r, std::string_view, DsaGqaAttention& a) {
+    TRAINFLOPS_RETURN_IF_ERROR(ConfigType<GqaAttention>::read(r, "gqa", a.attention));
+    return read_dsa_indexer(r, a.indexer, a.runs_indexer);
   }
 };
 
@@ -387,6 +402,18 @@ Result<std::optional<NgramMemory>> read_ngram_memory(ObjectReader& layer) {
   return std::optional<NgramMemory>(memory);
 }
 
+// A layer's "per_layer_embedding": {"dim", "vocabulary"}.
+Result<std::optional<PerLayerEmbedding>> read_per_layer_embedding(ObjectReader& layer) {
+  const json* value = layer.optional_member("per_layer_embedding");
+  if (!value) return std::optional<PerLayerEmbedding>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(*value, layer.path_of("per_layer_embedding")));
+  PerLayerEmbedding embedding;
+  TRAINFLOPS_ASSIGN_OR_RETURN(embedding.dim, r.integer("dim"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(embedding.vocabulary, r.integer("vocabulary"));
+  TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+  return std::optional<PerLayerEmbedding>(embedding);
+}
+
 // The top level's "hyper_connections": {"variant", "streams", "rank"}.
 Result<std::optional<HyperConnections>> read_hyper_connections(ObjectReader& top) {
   const json* value = top.optional_member("hyper_connections");
@@ -426,6 +453,7 @@ Result<LayerStack> read_layers(const json& list, const std::string& path, const 
       return Error(r.path_of("mixer") + " is missing: a layer needs a mixer, a channel_mixer or both");
     }
     TRAINFLOPS_ASSIGN_OR_RETURN(layer.ngram_memory, read_ngram_memory(r));
+    TRAINFLOPS_ASSIGN_OR_RETURN(layer.per_layer_embedding, read_per_layer_embedding(r));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> repeat, r.optional_integer("repeat"));
     if (repeat && *repeat < 1) return Error(r.path_of("repeat") + " = " + std::to_string(*repeat) + ": must be >= 1");
     if (repeat) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(r.path_of("repeat"), *repeat));

@@ -130,7 +130,8 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"repeat": 2}]})",
        "layers[0].mixer is missing: a layer needs a mixer, a channel_mixer or both"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeats": 2}]})",
-       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, ngram_memory, repeat)"},
+       "layers[0].repeats: unknown key (this object takes channel_mixer, mixer, ngram_memory, per_layer_embedding, "
+       "repeat)"},
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})", "layers[0].repeat = 0: must be >= 1"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",
@@ -138,7 +139,7 @@ TEST(NativeConfigTest, Errors) {
        "mixers, mtp, name, vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
        "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp, "
-       "block_sparse, kda, csa2, qsa"},
+       "block_sparse, kda, csa2, qsa, dsa_gqa"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "gqa", "num_heads": 4}}, "layers": []})",
        "mixers.a.num_query_groups is missing"},
       {R"({"hidden_size": "64", "vocab_size": 100, "layers": []})", "hidden_size = \"64\": must be an integer"},

@@ -142,10 +142,8 @@ Status check(const Checker& c, const MlaAttention& a) {
   return c.positive("v_head_dim", a.v_head_dim);
 }
 
-Status check(const Checker& c, const DsaAttention& a) {
-  TRAINFLOPS_RETURN_IF_ERROR(check(c, a.mla));
-  const Checker indexer = c.at("indexer");
-  const DsaIndexer& i = a.indexer;
+// `indexer` checks the members of `i`.
+Status check(const Checker& indexer, const DsaIndexer& i) {
   TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("num_heads", i.num_heads));
   TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("head_dim", i.head_dim));
   TRAINFLOPS_RETURN_IF_ERROR(indexer.positive("topk", i.topk));
@@ -163,6 +161,30 @@ Status check(const Checker& c, const DsaAttention& a) {
     return indexer.error("topk", *i.topk, "must be a multiple of pool_size = " + std::to_string(i.pool_size));
   }
   return Ok{};
+}
+
+Status check(const Checker& c, const DsaAttention& a) {
+  TRAINFLOPS_RETURN_IF_ERROR(check(c, a.mla));
+  return check(c.at("indexer"), a.indexer);
+}
+
+Status check(const Checker& c, const DsaGqaAttention& a) {
+  const Checker attention = c.at("attention");
+  TRAINFLOPS_RETURN_IF_ERROR(check(attention, a.attention));
+  constexpr std::string_view selects = "DSA over grouped-query attention attends the keys its indexer selects";
+  if (a.attention.window) return attention.error("window", *a.attention.window, std::string(selects));
+  if (a.attention.chunk) return attention.error("chunk", *a.attention.chunk, std::string(selects));
+  if (a.attention.key_is_value || a.attention.reuses_key_value) {
+    return attention.error(a.attention.key_is_value ? "key_is_value" : "reuses_key_value", 1,
+                           "DSA over grouped-query attention projects its own keys and values");
+  }
+  if (!a.attention.head_dim) return attention.error("head_dim", 0, "is required for DSA over grouped-query attention");
+  const Checker indexer = c.at("indexer");
+  if (a.indexer.pool_size != 1) {
+    return indexer.error("pool_size", a.indexer.pool_size,
+                         "must be 1: KPool is DSA's over MLA; DSA over grouped-query attention has none");
+  }
+  return check(indexer, a.indexer);
 }
 
 Status check(const Checker& c, const BlockSparseAttention& a) {
@@ -252,13 +274,19 @@ Status check(const Checker& c, const NgramMemory& m, std::int64_t streams) {
   return Ok{};
 }
 
+Status check(const Checker& c, const PerLayerEmbedding& e) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("dim", e.dim));
+  return c.positive("vocabulary", e.vocabulary);
+}
+
 // `path()` names the stack ("layers"), called only for an error; `streams`
 // the model's residual streams.
 template <typename Path>
 Status check_layers(const Path& path, const LayerStack& layers, std::int64_t streams) {
   if (layers.empty()) return Error(path() + ": must hold at least one layer");
   // Paths relative to the layer; its own is prefixed only to an error.
-  const Checker mixer("mixer"), channel_mixer("channel_mixer"), ngram_memory("ngram_memory");
+  const Checker mixer("mixer"), channel_mixer("channel_mixer"), ngram_memory("ngram_memory"),
+      per_layer_embedding("per_layer_embedding");
   // Each distinct layer is checked once, at its first run (an error names
   // that position): distinct() holds them in the order of their first runs.
   std::size_t checked = 0;
@@ -276,6 +304,7 @@ Status check_layers(const Path& path, const LayerStack& layers, std::int64_t str
       status = std::visit([&](const auto& m) { return check(channel_mixer, m); }, *l.channel_mixer);
     }
     if (status.ok() && l.ngram_memory) status = check(ngram_memory, *l.ngram_memory, streams);
+    if (status.ok() && l.per_layer_embedding) status = check(per_layer_embedding, *l.per_layer_embedding);
     if (!status.ok()) return Error(status.error().code(), where() + "." + status.error().message());
   }
   return Ok{};
@@ -285,6 +314,7 @@ Status check_layers(const Path& path, const LayerStack& layers, std::int64_t str
 DsaIndexer* trainable_indexer(Mixer& mixer) {
   return std::visit(Overloaded{
                         [](DsaAttention& a) -> DsaIndexer* { return &a.indexer; },
+                        [](DsaGqaAttention& a) -> DsaIndexer* { return &a.indexer; },
                         // DeepSeek-V4's CSA indexer trains with its layer, a block-sparse
                         // indexer not at all: no grad mode.
                         // DeepSeek-V4.1's runs forward only: no grad mode either.
@@ -401,8 +431,11 @@ namespace {
 std::optional<std::int64_t> first_dsa_layer_without_topk(const LayerStack& layers) {
   for (const LayerStack::Run& run : layers.runs()) {
     const Layer& layer = layers.distinct()[run.layer];
-    const auto* dsa = layer.mixer ? std::get_if<DsaAttention>(&*layer.mixer) : nullptr;
-    if (dsa && !dsa->indexer.topk) return run.start;
+    if (!layer.mixer) continue;
+    const auto* dsa = std::get_if<DsaAttention>(&*layer.mixer);
+    const auto* dsa_gqa = std::get_if<DsaGqaAttention>(&*layer.mixer);
+    const DsaIndexer* indexer = dsa ? &dsa->indexer : dsa_gqa ? &dsa_gqa->indexer : nullptr;
+    if (indexer && !indexer->topk) return run.start;
   }
   return std::nullopt;
 }
@@ -449,6 +482,7 @@ std::string mixer_kind(const Mixer& mixer) {
       return a.compress_ratio == 0 ? "csa2-window" : "csa2";
     }
     std::string operator()(const CompressedBlockSparseAttention&) const { return "qsa"; }
+    std::string operator()(const DsaGqaAttention& a) const { return a.runs_indexer ? "dsa-gqa" : "dsa-gqa-shared"; }
   };
   return std::visit(Namer{}, mixer);
 }

@@ -52,6 +52,7 @@ constexpr std::optional<Group> group_of(Component component) {
     case Component::kKimiDeltaAttention:
     case Component::kHyperConnections:
     case Component::kNgramMemory:
+    case Component::kPerLayerEmbedding:
     case Component::kMtp:
     case Component::kLogits: return Group::kOther;
   }
@@ -171,8 +172,8 @@ std::string sweep_table_header(const std::string& model_summary, Mode mode, bool
   out += "model  " + model_summary + "\n";
   if (dense) {
     out +=
-        "dense  \"dense attn\": the same model with every DSA layer as dense MLA attention (no indexer) and every "
-        "sliding window as full causal attention\n";
+        "dense  \"dense attn\": the same model with every DSA layer as dense MLA (or grouped-query) attention (no "
+        "indexer) and every sliding window as full causal attention\n";
   }
   out += "\n" + pad_left("context", 9) + (dense ? pad_left("dense attn", 12) : "") + pad_left("this model", 12) +
          (dense ? pad_left("dense/this", 12) : "");
