@@ -73,13 +73,17 @@
 //     heads), the gated delta net's A and dt bias (2 value heads), Kimi Delta
 //     Attention's A (heads) and forget gate bias (P), and its output norm
 //     (head_dim, shared by the heads);
+//   - manifold hyper-connections' static parameters over n streams: per
+//     sublayer (2 + n) n mixing biases and 3 scales, per head n biases and a
+//     scale (biases and per-head scalars);
 //   - the router's expert bias (one per expert) and the shared expert's gate
 //     (h);
 //   - the router (h x experts), counted with the MoE components.
 // With a tied embedding the output layer is the embedding table: counted
 // once, as the embedding, and active (a token multiplies by all of it).
 // Not counted: DeepSeek-V4 attention's norms, sinks and compressor position
-// biases, and the gated delta product's scalars.
+// biases, the gated delta product's scalars, and the gated-residual
+// hyper-connections' static parameters.
 //
 // Active parameters are those one token's products use: every weight above
 // except the experts the router does not select (a token uses topk routed
@@ -182,8 +186,9 @@ struct ModelParameters {
   // Every parameter: the embedding, the output layer, the decoder and the MTP
   // depths. The components and the layers each sum to it.
   ParameterCount total() const;
-  // The parameters model mode charges FLOPs per token for (kWeight), and the
-  // rest; the two sum to total().
+  // The parameters model mode charges FLOPs per token for (kWeight, and a
+  // tied embedding table, which is the output layer's weight), and the rest;
+  // the two sum to total().
   ParameterCount costing_flops() const;
   ParameterCount not_costing_flops() const;
   // The main model, without the MTP depths (what model cards usually count).

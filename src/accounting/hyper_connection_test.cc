@@ -195,11 +195,14 @@ TEST(HyperConnectionTest, Parameters) {
   // n-gram memory: keys 10 x 48, value 10 x 12, convolution 3 x 48; the
   // tables are looked up, so not active.
   const Int128 memory = 10 * 48 + 10 * h + 3 * 48;
-  EXPECT_EQ(with.total().total - plain.total().total, hc + memory + 7000);
-  EXPECT_EQ(with.total().active - plain.total().active, hc + memory);
+  // Besides, mHC's static parameters: 24 biases and 3 scales per sublayer,
+  // 4 biases and a scale per head.
+  const Int128 statics = 9 * (24 + 3) + 2 * (4 + 1);
+  EXPECT_EQ(with.total().total - plain.total().total, hc + statics + memory + 7000);
+  EXPECT_EQ(with.total().active - plain.total().active, hc + statics + memory);
   // The head of the decoder counts with the output layer, the MTP depth's with its projection.
-  EXPECT_EQ(with.output_layer.total - plain.output_layer.total, 48 * 4);
-  EXPECT_EQ(with.mtp.total - plain.mtp.total, 2 * 48 * 24 + 48 * 4);
+  EXPECT_EQ(with.output_layer.total - plain.output_layer.total, 48 * 4 + 4 + 1);
+  EXPECT_EQ(with.mtp.total - plain.mtp.total, 2 * 48 * 24 + 48 * 4 + 2 * (24 + 3) + 4 + 1);
   // Gated residual, rank 5: 2 x 36 x 5 + 36 x 3 per sublayer, heads 2 x 36 x 5.
   const ModelParameters gated = count_parameters(small_model(HyperConnections{kGatedResidual, 3, 5}, false)).value();
   EXPECT_EQ(gated.total().total - plain.total().total, 9 * (360 + 108) + 2 * 360);

@@ -272,6 +272,18 @@ void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {
   p.table(Component::kNgramMemory, m.table_parameters);
 }
 
+// The static parameters of DeepSeek-V4's manifold hyper-connections beside
+// their weights: each sublayer's mixing biases ((2 + n) n, added to the
+// mixes) and its three scales (the pre, post and residual mixes'); a head's
+// (the final read of the streams, the MTP depth's) n biases and one scale.
+// The gated-residual variant's are not counted.
+void add_hyper_connection_statics(Parts& p, const HyperConnections& hc, Int128 sublayers, bool head) {
+  if (hc.variant != HyperConnections::Variant::kManifold) return;
+  const Int128 n = hc.streams;
+  p.add(ParameterKind::kBias, sublayers * (head ? n : (2 + n) * n));
+  p.add(ParameterKind::kPerHeadScalar, sublayers * (head ? 1 : 3));
+}
+
 // The layer's slice of the model-level projection, its gate and its
 // projection back, and its h-wide norm after that; its slice of the table.
 void add_per_layer_embedding(Parts& p, const PerLayerEmbedding& e, const Context& c) {
@@ -286,6 +298,7 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
   if (c.hyper_connections) {
     const int sublayers = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
     p.weight(Component::kHyperConnections, sublayers * hyper_connection_weights(*c.hyper_connections, c.h, false));
+    add_hyper_connection_statics(p, *c.hyper_connections, sublayers, false);
   }
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
   // type without one does not compile. Each sublayer has its own input norm.
@@ -338,8 +351,10 @@ std::string_view parameter_kind_name(ParameterKind kind) {
 
 bool costs_flops_per_token(ParameterKind kind) { return kind == ParameterKind::kWeight; }
 
+// A tied embedding table is the output layer's weight: every token
+// multiplies by all of it (embedding.active is then the table, else 0).
 ParameterCount ModelParameters::costing_flops() const {
-  ParameterCount sum;
+  ParameterCount sum{embedding.active, embedding.active};
   for (const KindParameters& part : kinds) {
     if (costs_flops_per_token(part.kind)) add_to(sum, part.count);
   }
@@ -347,7 +362,7 @@ ParameterCount ModelParameters::costing_flops() const {
 }
 
 ParameterCount ModelParameters::not_costing_flops() const {
-  ParameterCount sum;
+  ParameterCount sum{-embedding.active, -embedding.active};
   for (const KindParameters& part : kinds) {
     if (!costs_flops_per_token(part.kind)) add_to(sum, part.count);
   }
@@ -438,6 +453,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
     projection.add(ParameterKind::kNorm, 3 * c.norm(h));
     if (model.hyper_connections) {
       projection.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
+      add_hyper_connection_statics(projection, *model.hyper_connections, 1, true);
     }
     all.add(projection);
     add_to(out.mtp, projection.sum());
@@ -451,6 +467,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   head.add(ParameterKind::kNorm, c.norm(h));
   if (model.hyper_connections) {
     head.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
+    add_hyper_connection_statics(head, *model.hyper_connections, 1, true);
   }
   if (!tied) head.weight(Component::kLogits, table);
   all.add(head);

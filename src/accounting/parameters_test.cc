@@ -255,6 +255,42 @@ TEST(ParametersTest, TiedEmbeddingIsCountedOnce) {
   EXPECT_EQ(p.embedding.active, 6400);  // the logits multiply by all of it
   EXPECT_EQ(p.output_layer.total, 64);  // the final norm alone
   EXPECT_EQ(p.total().total, 6400 + 2 * 64 * 96 + 64 + 64);
+  // The table is the output layer's weight: it costs FLOPs per token.
+  EXPECT_EQ(p.costing_flops().total, 6400 + 2 * 64 * 96);
+  EXPECT_EQ(p.costing_flops().active, 6400 + 2 * 64 * 96);
+  EXPECT_EQ(p.not_costing_flops().total, 64 + 64);  // the layer's norm and the final one
+}
+
+// DeepSeek-V4's hyper-connections over n = 4 streams, by the shapes of its
+// modeling code: each sublayer's hc_fn [(2 + n) n, n h] (a weight),
+// hc_base [(2 + n) n] and hc_scale [3]; the head's hc_head_fn [n, n h],
+// hc_head_base [n] and hc_head_scale [1]; an MTP depth's head the same.
+TEST(ParametersTest, ManifoldHyperConnectionsCountTheirStaticParameters) {
+  Model model = one_layer({GqaAttention{.num_heads = 4, .num_query_groups = 2, .head_dim = 16},
+                           DenseMlp{.ffn_hidden_size = 96}});
+  model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, 4, 0};
+  const std::int64_t h = kHidden, mix = (2 + 4) * 4;
+  const auto kind = [](const ModelParameters& p, ParameterKind k) {
+    for (const KindParameters& part : p.kinds) {
+      if (part.kind == k) return part.count.total;
+    }
+    return Int128{0};
+  };
+  const ModelParameters p = count_parameters(model).value();
+  EXPECT_EQ(kind(p, ParameterKind::kBias), 2 * mix + 4);
+  EXPECT_EQ(kind(p, ParameterKind::kPerHeadScalar), 2 * 3 + 1);
+  const std::int64_t products = 12288 + 2 * 64 * 96 + 100 * h;  // attention, MLP, output layer
+  EXPECT_EQ(kind(p, ParameterKind::kWeight), products + 2 * mix * 4 * h + 4 * 4 * h);
+
+  model.mtp_depths.push_back({model.layers[0]});
+  const ModelParameters with_mtp = count_parameters(model).value();
+  EXPECT_EQ(kind(with_mtp, ParameterKind::kBias), 2 * (2 * mix + 4));
+  EXPECT_EQ(kind(with_mtp, ParameterKind::kPerHeadScalar), 2 * (2 * 3 + 1));
+
+  // The gated-residual variant's static parameters are not counted.
+  model.mtp_depths.clear();
+  model.hyper_connections = HyperConnections{HyperConnections::Variant::kGatedResidual, 4, 8};
+  EXPECT_EQ(kind(count_parameters(model).value(), ParameterKind::kBias), 0);
 }
 
 TEST(ParametersTest, PartsLayersAndComponentsSumToTheTotal) {

@@ -52,6 +52,12 @@ MegatronArgs bridge_args_qwen_hybrid(const json& config) {
   args.linear_value_head_dim = optional_integer(config, "linear_value_head_dim");
   args.linear_num_key_heads = optional_integer(config, "linear_num_key_heads");
   args.linear_num_value_heads = optional_integer(config, "linear_num_value_heads");
+  // The layout that changes parameters, not FLOPs: query and key norms, the
+  // output layer tied as tie_word_embeddings says, and the shared expert's
+  // gate (qwen3_next_bridge.py, qwen35_bridge.py).
+  args.qk_layernorm = true;
+  const auto tied = config.find("tie_word_embeddings");
+  args.untie_embeddings_and_output_weights = !(tied != config.end() && tied->is_boolean() && tied->get<bool>());
   // Experts on every layer (the providers leave moe_layer_freq at 1, whatever
   // decoder_sparse_step and mlp_only_layers say), with the shared expert;
   // Qwen3.5's dense model has none.
@@ -61,6 +67,7 @@ MegatronArgs bridge_args_qwen_hybrid(const json& config) {
     args.moe_router_topk = optional_integer(config, "num_experts_per_tok");
     args.moe_ffn_hidden_size = optional_integer(config, "moe_intermediate_size");
     args.moe_shared_expert_intermediate_size = optional_integer(config, "shared_expert_intermediate_size");
+    args.moe_shared_expert_gate = true;
   }
   return args;
 }

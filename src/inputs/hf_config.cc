@@ -135,6 +135,7 @@ Result<Imported> import_object(const Entry& entry, const json& object, Fields& f
   fields.ignore_common();
   Imported imported;
   TRAINFLOPS_ASSIGN_OR_RETURN(imported.model, entry.import(fields, notes));
+  TRAINFLOPS_RETURN_IF_ERROR(read_parameter_layout(fields, imported.model));
   const Fields::Unread unread = fields.finish();
   notes.ignored.insert(notes.ignored.end(), unread.ignored.begin(), unread.ignored.end());
   notes.unknown.insert(notes.unknown.end(), unread.unknown.begin(), unread.unknown.end());

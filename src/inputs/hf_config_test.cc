@@ -11,6 +11,7 @@
 #include "trainflops/count.h"
 #include "trainflops/int128.h"
 #include "trainflops/megatron_args.h"
+#include "trainflops/parameters.h"
 #include "trainflops/presets.h"
 
 namespace trainflops {
@@ -532,6 +533,15 @@ TEST(HfConfigTest, MatchesTheEquivalentMegatronArgs) {
   }
 }
 
+// openai/gpt-oss-120b's checkpoint holds 116,829,156,672 parameters (the
+// Hub's safetensors.total; the model card's 116.83B): the biases of every
+// projection, the router's and the experts', and a sink per head included.
+TEST(HfConfigTest, GptOssCountsItsCheckpoint) {
+  const Result<HfImport> oss = import_hf_config(kGptOss120B);
+  ASSERT_TRUE(oss.ok()) << oss.error().message();
+  EXPECT_EQ(to_decimal(count_parameters(oss.value().model).value().total().total), "116829156672");
+}
+
 // What a gemma3 config leaves out is assumed and said; what does not change
 // FLOPs is listed by path, nested objects first.
 TEST(HfConfigTest, ReportsAssumedAndIgnoredFields) {
@@ -553,7 +563,7 @@ TEST(HfConfigTest, ReportsAssumedAndIgnoredFields) {
   EXPECT_EQ(qwen.value().ignored,
             (std::vector<std::string>{"architectures", "attention_dropout", "bos_token_id", "eos_token_id",
                                       "hidden_act", "initializer_range", "max_position_embeddings", "max_window_layers",
-                                      "rms_norm_eps", "rope_theta", "sliding_window", "tie_word_embeddings",
+                                      "rms_norm_eps", "rope_theta", "sliding_window",
                                       "torch_dtype", "transformers_version", "use_cache"}));
 }
 

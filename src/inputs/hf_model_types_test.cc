@@ -200,6 +200,33 @@ TEST(HfModelTypesTest, CountTheParametersTheirAuthorsPublish) {
   }
 }
 
+// Every parameter, to the unit, against the released checkpoints' element
+// counts (the Hugging Face Hub's safetensors.total of each repository):
+// the layout each model type implies (router biases, full-width query and
+// key norms) included.
+TEST(HfModelTypesTest, CountTheCheckpointsParametersToTheUnit) {
+  const struct {
+    const char* name;
+    const std::string* config;
+    std::int64_t main_model;
+  } cases[] = {
+      // moonshotai/Kimi-K2-Instruct: 1,026,408,235,864 on the Hub, of which
+      // 3,416 (56 in each of the 61 layers) are elements of tensors that are
+      // no parameter of the model: an audit of every shard header of the
+      // checkpoint counts 1,026,408,232,448 parameters (docs/parameters.md).
+      {"Kimi-K2", &kKimiK2, 1'026'408'232'448},
+      // MiniMaxAI/MiniMax-M2: its checkpoint stores no MTP module.
+      {"MiniMax-M2", &kMiniMaxM2, 228'689'764'864},
+      // deepseek-ai/DeepSeek-V2-Lite: no router bias (topk_method greedy).
+      {"DeepSeek-V2-Lite", &kDeepSeekV2Lite, 15'706'484'224},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const ModelParameters p = count_parameters(imported(*c.config).model).value();
+    EXPECT_EQ(to_decimal(p.main_model().total), std::to_string(c.main_model));
+  }
+}
+
 // kimi_k2 and deepseek_v2 are DeepSeek-V3's importer under other names: the
 // same fields give the same model.
 TEST(HfModelTypesTest, KimiK2IsDeepSeekV3sArchitecture) {
@@ -430,8 +457,10 @@ TEST(HfModelTypesTest, KimiLinearCountsItsDeltaAttentionLayers) {
   EXPECT_EQ(*model.layers[0].mixer, Mixer(KimiDeltaAttention{32, 128, 4, 128, 128}));
   EXPECT_EQ(*model.layers[3].mixer, Mixer(MlaAttention{32, std::nullopt, 512, 128, 64, 128, false}));
   const ModelParameters parameters = count_parameters(model).value();
-  EXPECT_EQ(to_decimal(parameters.decoder.total), "48367698048");
-  EXPECT_EQ(to_decimal(parameters.decoder.active), "2729476224");
+  // The products, norms and scalars, and each of the 26 MoE layers' router
+  // bias of 256 (e_score_correction_bias), which every token uses.
+  EXPECT_EQ(to_decimal(parameters.decoder.total), std::to_string(48367698048 + 26 * 256));
+  EXPECT_EQ(to_decimal(parameters.decoder.active), std::to_string(2729476224 + 26 * 256));
 }
 
 // Kimi K3 wraps the same text model (model_type kimi_linear) in text_config,
@@ -519,8 +548,10 @@ TEST(HfModelTypesTest, DeepSeekV41SharesItsCachesAndSelections) {
                       "trained speculative decoder with their own experts, not counted"),
             import.value().assumed.end());
   const ModelParameters parameters = count_parameters(model).value();
-  EXPECT_EQ(to_decimal(parameters.decoder.total), "747170737664");  // 550.6B + 196.6B of tables
-  EXPECT_EQ(to_decimal(parameters.decoder.active), "15468555264");
+  // 550.6B + 196.6B of tables, and mHC's static parameters: 24 biases and 3
+  // scales in each of the 40 layers' 2 sublayers.
+  EXPECT_EQ(to_decimal(parameters.decoder.total), std::to_string(747170737664 + 80 * (24 + 3)));
+  EXPECT_EQ(to_decimal(parameters.decoder.active), std::to_string(15468555264 + 80 * (24 + 3)));
 }
 
 // Each layer that reads a cache needs a source of its ratio at or before it.

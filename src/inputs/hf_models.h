@@ -96,6 +96,12 @@ Result<Model> import_step3p5(Fields& config, Notes& notes);
 // nemotron_h (hf_nemotron_h.cc).
 Result<Model> import_nemotron_h(Fields& config, Notes& notes);
 
+// The parameter layout (norms, biases, sinks, router biases, the tied
+// embedding) of the model `config` describes, from its fields and its model
+// type's defaults, set on `model` (hf_parameter_layout.cc). Errors: a bias
+// field the parameter count cannot hold ("attention_bias = true: ...").
+Status read_parameter_layout(Fields& config, Model& model);
+
 // --- shared by the importers (hf_config.cc) ---------------------------------
 
 // Grouped-query attention: num_attention_heads; num_key_value_heads, absent
