@@ -3,9 +3,11 @@
 The same arguments go to `trainflops count --args`; this module reads the
 subset the references implement (standard transformer path: GQA, MLA, DSA
 with or without KPool, dense MLP or SwiGLU, MoE, MTP) and rejects the rest.
-Block-sparse attention has no Megatron-LM arguments: a case adds it on top
-of GQA arguments (`with_block_sparse`), and the model then goes to trainflops
-as a native config (`native_config`).
+Block-sparse attention (MiniMax-M3's), QSA (Qwen3.8's) and Kimi Delta
+Attention have no Megatron-LM arguments: a case puts one of them on every
+layer of its GQA arguments (`with_native_mixer`; the sparse attentions keep
+the GQA's heads, KDA replaces the attention), and the model then goes to
+trainflops as a native config (`native_config`).
 """
 
 import dataclasses
@@ -72,6 +74,33 @@ class BlockSparse:
 
 
 @dataclasses.dataclass(frozen=True)
+class Qsa:
+    """Qwen3.8's sparse attention on the GQA: every query attends the keys of
+    the budget / block_size complete blocks a forward-only indexer scores
+    best (indexer_num_heads query heads against the blocks' mean of
+    indexer_key_heads key heads), and the keys of its own incomplete block."""
+    indexer_num_heads: int
+    indexer_key_heads: int
+    indexer_head_dim: int
+    block_size: int
+    budget: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Kda:
+    """Kimi Delta Attention in place of the attention (docs/kimi.md)."""
+    num_heads: int
+    head_dim: int
+    conv_kernel_dim: int
+    forget_gate_rank: int
+    output_gate_rank: int | None  # None: a full-rank output gate
+
+
+# A native mixer's config type -> its class.
+NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda}
+
+
+@dataclasses.dataclass(frozen=True)
 class Mlp:
     ffn_hidden_size: int
     gated: bool  # SwiGLU
@@ -95,7 +124,7 @@ class Config:
     channel_mixers: tuple  # one Mlp or Moe per decoder layer
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
-    block_sparse: BlockSparse | None = None  # GQA only: every layer, MTP included
+    native_mixer: BlockSparse | Qsa | Kda | None = None  # on the GQA: every layer, MTP included
     residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
 
 
@@ -161,13 +190,15 @@ def config_from_args(args):
                   _get(args, "mtp_num_layers", 0), residual_streams=streams)
 
 
-def with_block_sparse(config, block_sparse):
-    """`config` with block-sparse attention on every layer (a dict of BlockSparse's fields, or None)."""
-    if block_sparse is None:
+def with_native_mixer(config, mixer):
+    """`config` with a native mixer on every layer: None, or a dict of its
+    config `type` (a key of NATIVE_MIXERS) and its class's fields."""
+    if mixer is None:
         return config
     if not isinstance(config.attention, Gqa):
-        raise ValueError("block-sparse attention is built on GQA")
-    return dataclasses.replace(config, block_sparse=BlockSparse(**block_sparse))
+        raise ValueError("a native mixer goes on GQA arguments")
+    fields = dict(mixer)
+    return dataclasses.replace(config, native_mixer=NATIVE_MIXERS[fields.pop("type")](**fields))
 
 
 def _native_channel_mixer(mixer):
@@ -184,14 +215,18 @@ def _native_channel_mixer(mixer):
 
 def native_config(config):
     """The model as a trainflops config (docs/config-format.md): GQA models,
-    block-sparse or not."""
+    with or without a native mixer."""
     a = config.attention
     if not isinstance(a, Gqa):
         raise ValueError("native_config writes GQA models only")
     mixer = {"type": "gqa", "num_heads": a.num_heads, "num_query_groups": a.num_groups, "head_dim": a.head_dim,
              "output_gate": a.output_gate}
-    if config.block_sparse:
-        mixer.update(type="block_sparse", **dataclasses.asdict(config.block_sparse))
+    replacement = config.native_mixer
+    if isinstance(replacement, Kda):
+        mixer = {"type": "kda", **{k: v for k, v in dataclasses.asdict(replacement).items() if v is not None}}
+    elif replacement is not None:
+        mixer.update(type=next(t for t, cls in NATIVE_MIXERS.items() if isinstance(replacement, cls)),
+                     **dataclasses.asdict(replacement))
     kinds = list(dict.fromkeys(config.channel_mixers + (config.mtp_channel_mixer,)))
     name = {mixer_config: f"c{i}" for i, mixer_config in enumerate(kinds)}
     native = {

@@ -19,11 +19,13 @@ import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 from validation import hyper_connections
-from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_attention,
-                                  block_sparse_parameters, gqa_attention, mla_attention)
-from validation.config import Gqa
+from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_key_rows,
+                                  block_sparse_parameters, gqa_attention, mla_attention, selected_keys_attention)
+from validation.compressed_block_sparse import qsa_key_rows, qsa_parameters
+from validation.config import BlockSparse, Gqa, Kda, Qsa
 from validation.counting import counting
 from validation.indexer import attended_keys, indexer_parameters, run_indexer
+from validation.kimi_delta_attention import kda_parameters, kimi_delta_attention
 from validation.mlp import channel_mixer, channel_mixer_parameters
 from validation.tensors import Parameters, rms_norm
 
@@ -31,15 +33,18 @@ RECOMPUTE = ("none", "selective", "full")
 
 
 def layer_parameters(config, channel_mixer_config, parameters):
-    h = config.hidden_size
+    h, native = config.hidden_size, config.native_mixer
     indexer = None
     if config.indexer is not None:
         indexer = indexer_parameters(config.indexer, h, config.attention.q_lora_rank or h, parameters)
-    elif config.block_sparse is not None:
-        indexer = block_sparse_parameters(config.block_sparse, h, parameters)
+    elif isinstance(native, BlockSparse):
+        indexer = block_sparse_parameters(native, h, parameters)
+    elif isinstance(native, Qsa):
+        indexer = qsa_parameters(native, h, parameters)
     streams = config.residual_streams
     return types.SimpleNamespace(
-        attention=attention_parameters(config.attention, h, parameters),
+        attention=(kda_parameters(native, h, parameters) if isinstance(native, Kda)
+                   else attention_parameters(config.attention, h, parameters)),
         indexer=indexer,
         channel_mixer=channel_mixer_parameters(channel_mixer_config, h, parameters),
         hc=[hyper_connections.sublayer_parameters(streams, h, parameters) for _ in range(2)] if streams else None,
@@ -109,9 +114,14 @@ class Runner:
         layer may reuse (DSA)."""
         config, batch, tags = self.config, self.batch, self.tags
         selection = shared_selection
-        if config.block_sparse is not None:
-            out = block_sparse_attention(config.attention, config.block_sparse, p.attention, p.indexer,
-                                         attention_input, batch, tags, self.core)
+        native = config.native_mixer
+        if isinstance(native, Kda):
+            out = kimi_delta_attention(native, p.attention, attention_input, batch, tags)
+        elif isinstance(native, (BlockSparse, Qsa)):
+            key_rows_of = block_sparse_key_rows if isinstance(native, BlockSparse) else qsa_key_rows
+            key_rows = key_rows_of(native, p.indexer, attention_input, batch, tags)
+            out = selected_keys_attention(config.attention, p.attention, attention_input, batch, key_rows, tags,
+                                          self.core)
         elif isinstance(config.attention, Gqa):
             out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
         elif config.indexer is None:
