@@ -14,7 +14,9 @@ convolution kernel does, and its first tokens' windows hold them.
 The delta rule runs per document over one head_dim x head_dim state per head,
 token by token, in the four products executed mode counts: the state decays
 (elementwise), the key reads the state, the read is erased and the value
-written (two rank-one updates), and the query reads the state out. Each
+written (two rank-one updates), and the query reads the state out. FLA's
+kernels group these products differently (docs/kimi.md): the check is that
+executed mode counts this program, not theirs. Each
 document's state starts from zeros that take a gradient: the kernels run
 every step's products and their backward alike, the first step's included
 (autograd would skip the gradient of a constant zero state).
