@@ -232,6 +232,50 @@ def _kda_case(rng, index):
     return args, _documents(rng), kda
 
 
+def _csa2_case(rng, index):
+    """DeepSeek-V4.1 attention in place of the attention: a window-only
+    layer, a layer that writes the cache and runs an indexer, then layers
+    that read it and run their own indexer or reuse the last one's choice;
+    every third case two-level top-k (a candidate source, then consumers);
+    top-k below and at or above the longest document's entries; an MTP
+    layer with its own cache. Two-level cases keep top-k at or below the
+    (K - 1) B + 1 entries that K candidate blocks of B always hold (the
+    query's own block may be partial): trainflops charges a consumer
+    min(k, entries seen), which a top-k above the candidates exceeds."""
+    args = _base(rng, layers=rng.randint(3, 4))
+    _gqa(rng, args, gate=False)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    docs = _documents(rng)
+    ratio = rng.choice([r for r in (1, 2, 4) if r <= max(docs)])
+    heads = rng.choice([2, 4])
+    common = {"num_heads": heads, "head_dim": rng.choice([4, 8]), "q_lora_rank": rng.choice([8, 12]),
+              "o_groups": rng.choice([1, 2]), "o_lora_rank": rng.choice([4, 8]), "window": rng.choice([1, 3, 8, 16])}
+    entries = max(docs) // ratio
+    topk = rng.randint(1, max(1, entries - 1)) if index % 2 == 0 else rng.randint(entries, entries + 3)
+    indexer = {"indexer_num_heads": rng.choice([1, 2, 4]), "indexer_head_dim": rng.choice([4, 8])}
+    cache = {**common, "compress_ratio": ratio, "topk": topk}
+    two_level = index % 3 == 1
+    candidates = {"candidate_blocks": rng.randint(2, 3), "candidate_block_size": rng.randint(1, 3)}
+    if two_level:
+        always_held = (candidates["candidate_blocks"] - 1) * candidates["candidate_block_size"] + 1
+        cache["topk"] = rng.randint(max(1, always_held - 1), always_held)
+    writer = {**cache, **indexer, "writes_cache": True, "runs_indexer": True}
+    if two_level:
+        writer.update(candidates="source", **candidates)
+    layers = [common, writer]
+    for number in range(3, args["num_layers"] + 1):
+        if rng.random() < 0.5 or (two_level and number == 3):
+            layers.append({**cache, **indexer, "runs_indexer": True,
+                           **({"candidates": "consumer", **candidates} if two_level else {})})
+        else:
+            layers.append(cache)
+    if index == 0:
+        args["mtp_num_layers"] = 1
+    mtp = {**cache, **indexer, "writes_cache": True, "runs_indexer": True} if args["mtp_num_layers"] else None
+    return args, docs, {"type": "csa2", "layers": layers, "mtp": mtp}
+
+
 def _mhc_case(rng, index):
     """mHC around GQA or MLA, a dense MLP or MoE, with and without MTP."""
     args = _base(rng)
@@ -260,6 +304,7 @@ FAMILIES = {
     "block-sparse": (8, _block_sparse_case),
     "qsa": (6, _qsa_case),
     "kda": (6, _kda_case),
+    "csa2": (6, _csa2_case),
     "mhc": (6, _mhc_case),
 }
 

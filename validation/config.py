@@ -3,10 +3,11 @@
 The same arguments go to `trainflops count --args`; this module reads the
 subset the references implement (standard transformer path: GQA, MLA, DSA
 with or without KPool, dense MLP or SwiGLU, MoE, MTP) and rejects the rest.
-Block-sparse attention (MiniMax-M3's), QSA (Qwen3.8's) and Kimi Delta
-Attention have no Megatron-LM arguments: a case puts one of them on every
-layer of its GQA arguments (`with_native_mixer`; the sparse attentions keep
-the GQA's heads, KDA replaces the attention), and the model then goes to
+Block-sparse attention (MiniMax-M3's), QSA (Qwen3.8's), Kimi Delta
+Attention and DeepSeek-V4.1's CSA2 have no Megatron-LM arguments: a case
+puts one of them on every layer of its GQA arguments (`with_native_mixer`;
+the sparse attentions keep the GQA's heads, KDA and CSA2 replace the
+attention, CSA2 with one config per layer), and the model then goes to
 trainflops as a native config (`native_config`).
 """
 
@@ -96,8 +97,53 @@ class Kda:
     output_gate_rank: int | None  # None: a full-rank output gate
 
 
-# A native mixer's config type -> its class.
-NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda}
+@dataclasses.dataclass(frozen=True)
+class Csa2:
+    """One DeepSeek-V4.1 attention layer (docs/deepseek-v4.1.md), with the
+    native config's field names."""
+    num_heads: int
+    head_dim: int
+    q_lora_rank: int
+    o_groups: int
+    o_lora_rank: int
+    window: int
+    compress_ratio: int = 0  # 0: the window alone
+    topk: int = 0
+    writes_cache: bool = False
+    runs_indexer: bool = False
+    indexer_num_heads: int = 0
+    indexer_head_dim: int = 0
+    candidates: str | None = None  # "source" or "consumer"
+    candidate_blocks: int = 0
+    candidate_block_size: int = 0
+
+    def native(self):
+        """The layer's mixer in the native config: the fields it reads."""
+        fields = dataclasses.asdict(self)
+        names = ["num_heads", "head_dim", "q_lora_rank", "o_groups", "o_lora_rank", "window"]
+        if self.compress_ratio:
+            names += ["compress_ratio", "topk", "writes_cache", "runs_indexer"]
+        if self.runs_indexer:
+            names += ["indexer_num_heads", "indexer_head_dim"]
+        if self.candidates:
+            names += ["candidates", "candidate_blocks", "candidate_block_size"]
+        return {"type": "csa2", **{name: fields[name] for name in names}}
+
+
+@dataclasses.dataclass(frozen=True)
+class Csa2Stack:
+    """CSA2 in place of the attention: one layer config per decoder layer
+    (caches and selections flow from layer to layer), and the MTP layer's."""
+    layers: tuple
+    mtp: Csa2 | None = None
+
+    @classmethod
+    def of(cls, layers, mtp=None):
+        return cls(tuple(Csa2(**layer) for layer in layers), Csa2(**mtp) if mtp else None)
+
+
+# A native mixer's config type -> a function from its fields to the config.
+NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda, "csa2": Csa2Stack.of}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,7 +170,7 @@ class Config:
     channel_mixers: tuple  # one Mlp or Moe per decoder layer
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
-    native_mixer: BlockSparse | Qsa | Kda | None = None  # on the GQA: every layer, MTP included
+    native_mixer: BlockSparse | Qsa | Kda | Csa2Stack | None = None  # on the GQA: every layer, MTP included
     residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
 
 
@@ -224,17 +270,27 @@ def native_config(config):
     replacement = config.native_mixer
     if isinstance(replacement, Kda):
         mixer = {"type": "kda", **{k: v for k, v in dataclasses.asdict(replacement).items() if v is not None}}
-    elif replacement is not None:
-        mixer.update(type=next(t for t, cls in NATIVE_MIXERS.items() if isinstance(replacement, cls)),
+    elif isinstance(replacement, (BlockSparse, Qsa)):
+        mixer.update(type="block_sparse" if isinstance(replacement, BlockSparse) else "qsa",
                      **dataclasses.asdict(replacement))
+    layer_count = len(config.channel_mixers)
+    if isinstance(replacement, Csa2Stack):
+        mixers = {f"attention{i}": layer.native() for i, layer in enumerate(replacement.layers, start=1)}
+        layer_mixers = list(mixers)
+        if replacement.mtp:
+            mixers["mtp_attention"] = replacement.mtp.native()
+        mtp_mixer = "mtp_attention"
+    else:
+        mixers, layer_mixers, mtp_mixer = {"attention": mixer}, ["attention"] * layer_count, "attention"
     kinds = list(dict.fromkeys(config.channel_mixers + (config.mtp_channel_mixer,)))
     name = {mixer_config: f"c{i}" for i, mixer_config in enumerate(kinds)}
     native = {
-        "hidden_size": config.hidden_size, "vocab_size": config.vocab_size, "mixers": {"attention": mixer},
+        "hidden_size": config.hidden_size, "vocab_size": config.vocab_size, "mixers": mixers,
         "channel_mixers": {name[m]: _native_channel_mixer(m) for m in kinds},
-        "layers": [{"mixer": "attention", "channel_mixer": name[m]} for m in config.channel_mixers],
+        "layers": [{"mixer": layer_mixer, "channel_mixer": name[m]}
+                   for layer_mixer, m in zip(layer_mixers, config.channel_mixers)],
     }
     if config.mtp_depths:
         native["mtp"] = {"depths": config.mtp_depths,
-                         "layers": [{"mixer": "attention", "channel_mixer": name[config.mtp_channel_mixer]}]}
+                         "layers": [{"mixer": mtp_mixer, "channel_mixer": name[config.mtp_channel_mixer]}]}
     return native

@@ -1,7 +1,7 @@
 """What the cases cover, and what they must: a suite that silently stopped
 exercising a grad mode or a pool size would still print `0 failed`."""
 
-from validation.config import GRAD_MODES, BlockSparse, Gqa, Kda, Moe, Qsa
+from validation.config import GRAD_MODES, BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
 from validation.model import RECOMPUTE
 
 REQUIRED = frozenset(
@@ -14,9 +14,12 @@ REQUIRED = frozenset(
      "qsa budget below a document", "qsa budget at or above every document", "qsa indexer key heads shared",
      "qsa an indexer key head per query head", "qsa document without a complete block", "qsa in mtp",
      "kda full-rank output gate", "kda low-rank output gate", "kda packed documents", "kda with moe", "kda in mtp",
+     "csa2 window-only layer", "csa2 ratio 1", "csa2 ratio above 1", "csa2 reader running its own indexer",
+     "csa2 reader reusing the selection", "csa2 candidate source and consumer", "csa2 top-k below a document",
+     "csa2 top-k at or above every document", "csa2 in mtp",
      "mhc", "mhc in mtp", "mhc with moe"]
     + [f"recompute {r}" for r in RECOMPUTE]
-    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda") for r in RECOMPUTE]
+    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "csa2") for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
 )
@@ -56,7 +59,10 @@ def features(case):
             found.add("kda with moe")
         if config.mtp_depths:
             found.add("kda in mtp")
-    attention = None if isinstance(sparse, Kda) else config.attention  # KDA replaces the arguments' attention
+    elif isinstance(sparse, Csa2Stack):
+        found |= _csa2_features(sparse, case)
+    # KDA and CSA2 replace the arguments' attention.
+    attention = None if isinstance(sparse, (Kda, Csa2Stack)) else config.attention
     if isinstance(attention, Gqa):
         found.add("gqa")
         if attention.output_gate:
@@ -98,6 +104,26 @@ def features(case):
         found.add("packed documents")
     if 1 in case.docs:
         found.add("single-token document")
+    return found
+
+
+def _csa2_features(stack, case):
+    found = {f"csa2, recompute {case.recompute}"}
+    if stack.mtp:
+        found.add("csa2 in mtp")
+    for number, layer in enumerate(stack.layers):
+        ratio = layer.compress_ratio
+        if not ratio:
+            found.add("csa2 window-only layer")
+            continue
+        found.add("csa2 ratio 1" if ratio == 1 else "csa2 ratio above 1")
+        found.add("csa2 top-k below a document" if layer.topk < max(case.docs) // ratio
+                  else "csa2 top-k at or above every document")
+        if not layer.writes_cache:
+            found.add("csa2 reader running its own indexer" if layer.runs_indexer
+                      else "csa2 reader reusing the selection")
+        if layer.candidates == "consumer":
+            found.add("csa2 candidate source and consumer")
     return found
 
 

@@ -21,7 +21,7 @@ import torch
 
 from validation.cases import generate
 from validation.compare import differences
-from validation.config import BlockSparse, Gqa, Kda, Moe, Qsa
+from validation.config import BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
 from validation.counting import Tags
 from validation.coverage import missing
 from validation.model import train_step
@@ -36,7 +36,16 @@ def summary(case):
     """A one-line description of the case's model."""
     config = case.config()
     a, ix, native = config.attention, config.indexer, config.native_mixer
-    if isinstance(native, Kda):
+    if isinstance(native, Csa2Stack):
+        def csa2_layer(layer):
+            if not layer.compress_ratio:
+                return f"w{layer.window}"
+            return (f"r{layer.compress_ratio}k{layer.topk}" + ("W" if layer.writes_cache else "")
+                    + ("I" if layer.runs_indexer else "") + {"source": "S", "consumer": "C", None: ""}[layer.candidates])
+        first = native.layers[0]
+        attention = (f"csa2 {first.num_heads}x{first.head_dim} [{' '.join(map(csa2_layer, native.layers))}]"
+                     + (f" mtp [{csa2_layer(native.mtp)}]" if native.mtp else ""))
+    elif isinstance(native, Kda):
         attention = (f"kda {native.num_heads}x{native.head_dim} conv {native.conv_kernel_dim} "
                      f"forget rank {native.forget_gate_rank} output gate "
                      + (f"rank {native.output_gate_rank}" if native.output_gate_rank else "full"))
