@@ -193,7 +193,8 @@ def _block_sparse_case(rng, index):
     size = 1 if index % 4 == 0 else rng.choice([2, 3, 4, 8])
     blocks = -(-max(docs) // size)
     topk = rng.randint(1, max(1, blocks - 1)) if index % 2 == 0 else rng.randint(blocks, blocks + 2)
-    block_sparse = {"type": "block_sparse", "indexer_num_heads": rng.choice([1, 2, 3]), "indexer_head_dim": rng.choice([4, 8]),
+    block_sparse = {"type": "block_sparse", "indexer_num_heads": rng.choice([1, 2, 3]),
+                    "indexer_head_dim": rng.choice([4, 8]),
                     "block_size": size, "topk_blocks": topk, "init_blocks": rng.randint(0, topk - 1)}
     return args, docs, block_sparse
 

@@ -7,6 +7,9 @@ shared output layer), and the logits with cross-entropy. Every activation
 requires grad (the embedding trains), so the first layer's projections
 compute data gradients too.
 
+The attention sublayer is GQA, MLA or DSA from the arguments, or the case's
+native mixer (block-sparse, QSA, Kimi Delta Attention, CSA2).
+
 Recompute, with torch.utils.checkpoint: `selective` checkpoints each core
 attention, `full` each decoder and MTP transformer layer; the checkpointed
 forward runs again in the backward and is counted again.
@@ -109,11 +112,7 @@ class Runner:
 
             def attend(layer_input):
                 nonlocal selection, written
-                if p.csa2 is not None:
-                    out, selection, written = csa2_attention(p.attention, rms_norm(layer_input), self.batch,
-                                                             selection, entries, tags, self.core)
-                else:
-                    out, selection = self.attention(p, rms_norm(layer_input), selection, runs_indexer)
+                out, selection, written = self.attention(p, rms_norm(layer_input), selection, entries, runs_indexer)
                 return out
 
             def mix_channels(layer_input):
@@ -132,12 +131,14 @@ class Runner:
         x, selection, written = run(x, shared.selection, shared.entries)
         return x, Shared(selection, shared.entries if written is None else written)
 
-    def attention(self, p, attention_input, shared_selection, runs_indexer):
-        """The attention sublayer: its output and the top-k selection the next
-        layer may reuse (DSA)."""
+    def attention(self, p, attention_input, shared_selection, entries, runs_indexer):
+        """The attention sublayer: its output, the selection the next layers
+        may reuse (DSA, CSA2), and the cache entries it wrote (CSA2; else None)."""
         config, batch, tags = self.config, self.batch, self.tags
         selection = shared_selection
         native = config.native_mixer
+        if p.csa2 is not None:
+            return csa2_attention(p.attention, attention_input, batch, selection, entries, tags, self.core)
         if isinstance(native, Kda):
             out = kimi_delta_attention(native, p.attention, attention_input, batch, tags)
         elif isinstance(native, (BlockSparse, Qsa)):
@@ -161,7 +162,7 @@ class Runner:
 
             out = absorbed_mla_attention(config.attention, p.attention, attention_input, batch, key_rows_of,
                                          tags, self.core)
-        return out, selection
+        return out, selection, None
 
 
 def train_step(config, batch, recompute, seed, tags):

@@ -40,8 +40,10 @@ def summary(case):
         def csa2_layer(layer):
             if not layer.compress_ratio:
                 return f"w{layer.window}"
+            # W: writes the cache, I: runs an indexer, S / C: candidate source / consumer.
+            role = {"source": "S", "consumer": "C", None: ""}[layer.candidates]
             return (f"r{layer.compress_ratio}k{layer.topk}" + ("W" if layer.writes_cache else "")
-                    + ("I" if layer.runs_indexer else "") + {"source": "S", "consumer": "C", None: ""}[layer.candidates])
+                    + ("I" if layer.runs_indexer else "") + role)
         first = native.layers[0]
         attention = (f"csa2 {first.num_heads}x{first.head_dim} [{' '.join(map(csa2_layer, native.layers))}]"
                      + (f" mtp [{csa2_layer(native.mtp)}]" if native.mtp else ""))
