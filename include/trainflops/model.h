@@ -218,13 +218,17 @@ struct BlockSparseAttention {
 // projection and a depthwise short convolution; beta is one h x num_heads
 // projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
 // output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
-// when low rank) and a P x h projection.
+// when low rank) and a P x h projection. Training runs the delta rule in
+// chunks of chunk_size tokens (executed mode counts that form); 64 is the
+// default of flash-linear-attention's chunk_kda, whose kernels take 32 or 64.
+inline constexpr std::int64_t kKimiDeltaDefaultChunkSize = 64;
 struct KimiDeltaAttention {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t conv_kernel_dim = 0;
   std::int64_t forget_gate_rank = 0;
   std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
+  std::int64_t chunk_size = kKimiDeltaDefaultChunkSize;
 
   bool operator==(const KimiDeltaAttention&) const = default;
 };
