@@ -149,8 +149,8 @@ struct Comparison {
 // of `seq_length` tokens (no packing: the frameworks' functions take one
 // length). The frameworks cannot express models with gated delta product,
 // block-sparse or DSA-over-GQA layers here (their reasons say so), nor each
-// the models its function has no formula for; trainflops' two modes always can. Errors: an invalid model, seq_length or sequences < 1, a
-// count that does not fit in 128 bits.
+// the models its function has no formula for; trainflops' two modes always can. Errors: an invalid model, seq_length or
+// sequences < 1, a count that does not fit in 128 bits.
 Result<Comparison> compare_frameworks(const Model& model, std::int64_t seq_length, std::int64_t sequences);
 
 }  // namespace trainflops

@@ -154,16 +154,19 @@ std::string megatron_path_unexpressed(const Model& model, std::string_view frame
     return !other.empty();
   });
   if (!other.empty()) {
-    return name + "'s hybrid function counts Mamba-2, gated delta net and grouped-query attention layers only (M, G "
-                  "and * of the pattern); this model has " + other + " layers";
+    return name +
+           "'s hybrid function counts Mamba-2, gated delta net and grouped-query attention layers only (M, G "
+           "and * of the pattern); this model has " +
+           other + " layers";
   }
   const std::int64_t h = model.hidden_size;
   if (any_layer(model, [h](const Layer& l) {
         const auto* a = l.mixer ? std::get_if<GqaAttention>(&*l.mixer) : nullptr;
         return a && !a->head_dim && (Int128{h} * a->num_query_groups) % a->num_heads != 0;
       })) {
-    return name + "'s hybrid function charges attention without kv_channels keys and values g h/n wide, a fraction "
-                  "here; compare counts whole widths";
+    return name +
+           "'s hybrid function charges attention without kv_channels keys and values g h/n wide, a fraction "
+           "here; compare counts whole widths";
   }
   return "";
 }
@@ -381,11 +384,11 @@ std::string automodel_nemotron_h_unexpressed(const Model& model) {
   // One config: one Mamba-2 shape, one head and key/value head count, one MLP
   // width, one MoE shape.
   const auto equal = [](const auto& a, const auto& b) { return a == b; };
-  const bool one_shape =
-      one_shape_of<Mamba2>(model, equal) && one_shape_of<DenseMlp>(model, equal) && one_shape_of<Moe>(model, equal) &&
-      one_shape_of<GqaAttention>(model, [](const GqaAttention& a, const GqaAttention& b) {
-        return a.num_heads == b.num_heads && a.num_query_groups == b.num_query_groups;
-      });
+  const bool one_shape = one_shape_of<Mamba2>(model, equal) && one_shape_of<DenseMlp>(model, equal) &&
+                         one_shape_of<Moe>(model, equal) &&
+                         one_shape_of<GqaAttention>(model, [](const GqaAttention& a, const GqaAttention& b) {
+                           return a.num_heads == b.num_heads && a.num_query_groups == b.num_query_groups;
+                         });
   if (!one_shape) {
     return std::string(kFormula) +
            " reads one config: one Mamba-2 shape, one head count, one MLP width and one MoE shape for every layer";
@@ -545,6 +548,12 @@ std::vector<std::string> maxtext_recipe(const Model& model) {
 }
 
 std::vector<std::string> automodel_recipe(const Model& model) {
+  if (!model.mtp_depths.empty() && has_mixer<Mamba2>(model)) {
+    return {
+        "NeMo Automodel's benchmark recipe adds the MTP depths to its Nemotron-H formula's number "
+        "(_nemotronh_mtp_flops: their layers, a 2h -> h projection without norms, their logits); its MFU "
+        "callback, as this row, leaves them out"};
+  }
   if (model.mtp_depths.empty() || !(has_mixer<MlaAttention>(model) || has_mixer<DsaAttention>(model))) return {};
   return {"run on a DeepseekV3Config release (DeepSeek-V3, V3.2, Kimi-K2), NeMo Automodel's number leaves out the MTP "
           "depths: its DeepSeek-V3 formula reads mtp_num_layers, which those config.json files do not have (they name "
@@ -619,15 +628,12 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .mla_output_gate = true,
                    .zero_experts_free = true},
        expressible_everywhere, nullptr, nullptr},
-      {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main",
-       kMegatronMainConventions, megatron_main_cannot_express,
-       megatron_main_conventions, nullptr},
-      {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
-       kMegatronDevConventions, megatron_cannot_express,
-       megatron_dev_conventions, nullptr},
-      {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
-       kBridgeConventions, bridge_cannot_express, bridge_conventions,
-       nullptr},
+      {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main", kMegatronMainConventions,
+       megatron_main_cannot_express, megatron_main_conventions, nullptr},
+      {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix", kMegatronDevConventions,
+       megatron_cannot_express, megatron_dev_conventions, nullptr},
+      {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge", kBridgeConventions, bridge_cannot_express,
+       bridge_conventions, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
@@ -654,15 +660,14 @@ const FrameworkDefinition& definition(Framework framework) {
 // Whether compare models how the frameworks' functions count a layer type
 // (convention_count.cc): one it does not makes every framework's count unknown.
 bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(Overloaded{
-                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                                       CompressedSparseAttention, SharedCompressedAttention,
-                                       CompressedBlockSparseAttention, Mamba2> auto&) { return true; },
-                        [](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) {
-                          return false;
-                        },
-                    },
-                    mixer);
+  return std::visit(
+      Overloaded{
+          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
+                         CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention,
+                         Mamba2> auto&) { return true; },
+          [](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) { return false; },
+      },
+      mixer);
 }
 bool frameworks_modelled(const ChannelMixer& channel_mixer) {
   return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);

@@ -434,6 +434,11 @@ TEST(CompareTest, HybridMambaByEachFrameworksRule) {
     expect_flops(got, "torchtitan", -1);
     expect_flops(got, "nemo-rl", -1);
   }
+  // Its benchmark recipe adds the MTP depths its formula leaves out.
+  const Comparison c = compare_frameworks(hybrid_mamba_model(MegatronPath::kHybrid), 6, 1).value();
+  const FrameworkCount& automodel = c.frameworks[static_cast<std::size_t>(Framework::kNemoAutomodel)];
+  ASSERT_EQ(automodel.recipe_differences.size(), 1u);
+  EXPECT_NE(automodel.recipe_differences[0].find("benchmark recipe adds the MTP depths"), std::string::npos);
 }
 
 TEST(CompareTest, WhyAFrameworkCannotCountAMambaModel) {

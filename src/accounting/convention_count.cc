@@ -485,9 +485,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kCompressedIndexer: to.compressed_indexer = from.compressed_indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
     case ConventionKind::kMambaWidth: to.mamba_width_doubled_hidden = from.mamba_width_doubled_hidden; return;
-    case ConventionKind::kAttentionWidth:
-      to.attention_width_from_hidden = from.attention_width_from_hidden;
-      return;
+    case ConventionKind::kAttentionWidth: to.attention_width_from_hidden = from.attention_width_from_hidden; return;
     case ConventionKind::kUngatedMlp: to.ungated_mlp_as_gated = from.ungated_mlp_as_gated; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kHeadGate: to.head_gate = from.head_gate; return;

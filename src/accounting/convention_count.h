@@ -30,10 +30,10 @@ enum class WindowRule {
 };
 
 enum class MtpRule {
-  kFull,        // the depth's layers, its 2h -> h projection with norms, its logits
-  kLayersOnly,  // the layers alone: the output layer shared, no projection
+  kFull,          // the depth's layers, its 2h -> h projection with norms, its logits
+  kLayersOnly,    // the layers alone: the output layer shared, no projection
   kNoProjection,  // the layers and the logits, without the 2h -> h projection and its norms
-  kOff,         // not counted
+  kOff,           // not counted
 };
 
 enum class MtpLayerRule {
