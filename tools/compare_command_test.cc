@@ -165,6 +165,25 @@ TEST(CompareCommandTest, HybridMambaRowsNameTheirConventions) {
   EXPECT_EQ(dense.at("nemo-automodel"), (std::set<std::string>{"causal_pairs", "ungated_mlp"}));
 }
 
+// NeMo Automodel maps no formula from the config classes of Gemma 4, Kimi
+// Linear and DeepSeek-V4: it reports its generic transformer_flops estimate,
+// which compare names instead of modelling.
+TEST(CompareCommandTest, NemoAutomodelFallbackIsNamed) {
+  for (const auto& [source, formula] : std::vector<std::pair<std::string, std::string>>{
+           {"--preset gemma-4-31b", "NeMo Automodel has no Gemma 4 formula"},
+           {"--preset kimi-linear-48b-a3b", "NeMo Automodel has no Kimi Delta Attention formula"},
+           {"--hf " + data("compare/deepseek-v4-flash.json"), "NeMo Automodel has no DeepSeek-V4 formula"}}) {
+    SCOPED_TRACE(source);
+    const nlohmann::json c = json_of("compare " + source + " --seq-length 4096");
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_TRUE(row["flops"].is_null());
+    const std::string reason = row["reason"];
+    EXPECT_EQ(reason.rfind(formula, 0), 0u) << reason;
+    EXPECT_NE(reason.find("falls back to transformer_flops"), std::string::npos) << reason;
+  }
+}
+
 // tests/data/compare/nemo_automodel_2026.jsonl: what NeMo Automodel's
 // deepseek_v41_flops and qwen3_8_flash_next_flops returned on the release
 // configs of DeepSeek-V4.1 and Qwen3.8-Flash-Next and on small configs, one

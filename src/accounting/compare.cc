@@ -396,15 +396,29 @@ std::string automodel_nemotron_h_unexpressed(const Model& model) {
   return "";
 }
 
+// What NeMo Automodel reports for a config class its formulas are not mapped
+// from: a generic estimate of another model than the one described.
+constexpr std::string_view kAutomodelFallback =
+    ": get_flops_formula_for_hf_config falls back to transformer_flops, which charges every layer multi-head "
+    "attention h wide and an ungated MLP of intermediate_size (half the layers routed when the config names "
+    "num_experts_per_tok), whatever the model; compare does not model that estimate";
+
 std::string automodel_cannot_express(const Model& model) {
   if (has_mixer<Mamba2>(model)) return automodel_nemotron_h_unexpressed(model);
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
   if (has_mixer<CompressedSparseAttention>(model)) {
-    return "compare does not model NeMo Automodel's DeepSeek-V4 formulas";
+    return "NeMo Automodel has no DeepSeek-V4 formula (none is mapped from DeepseekV4Config)" +
+           std::string(kAutomodelFallback);
   }
-  if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
-  if (has_per_layer_embedding(model)) return "NeMo Automodel" + std::string(kNoPerLayerEmbedding);
-  if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
+  if (has_shared_key_value(model) || has_per_layer_embedding(model)) {
+    return "NeMo Automodel has no Gemma 4 formula (attention whose keys are its values or that reuses another "
+           "layer's keys and values, per-layer embeddings)" +
+           std::string(kAutomodelFallback);
+  }
+  if (has_mixer<KimiDeltaAttention>(model)) {
+    return "NeMo Automodel has no Kimi Delta Attention formula (none is mapped from KimiLinearConfig)" +
+           std::string(kAutomodelFallback);
+  }
   if (has_mixer<SharedCompressedAttention>(model)) {
     const auto v41_layer = [](const Layer& l) {
       return l.mixer && std::holds_alternative<SharedCompressedAttention>(*l.mixer) && l.channel_mixer &&
