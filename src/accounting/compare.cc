@@ -416,7 +416,7 @@ std::string automodel_cannot_express(const Model& model) {
            std::string(kAutomodelFallback);
   }
   if (has_mixer<KimiDeltaAttention>(model)) {
-    return "NeMo Automodel has no Kimi Delta Attention formula (none is mapped from KimiLinearConfig)" +
+    return "NeMo Automodel has no Kimi Delta Attention formula (none is mapped from KimiLinearConfig or KimiK3Config)" +
            std::string(kAutomodelFallback);
   }
   if (has_mixer<SharedCompressedAttention>(model)) {
