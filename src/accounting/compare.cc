@@ -176,6 +176,10 @@ std::string megatron_cannot_express(const Model& model) {
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
+  if (has_mixer<BlockSparseAttention>(model)) {
+    return "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
+           "provider runs it";
+  }
   if (std::string reason = megatron_path_unexpressed(model, "Megatron-LM"); !reason.empty()) return reason;
   if (gqa_widths_differ(model)) return "Megatron-LM's function" + std::string(kOneAttentionWidth);
   return "";
@@ -236,6 +240,7 @@ bool has_latent_moe(const Model& model) {
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (has_mixer<BlockSparseAttention>(model)) return "MaxText has no block-sparse attention (no MiniMax-M3 model)";
   if (has_mixer<Mamba2>(model)) return "MaxText has no Mamba-2 layer (no Nemotron-H model)";
   if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
   if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
@@ -267,6 +272,7 @@ std::string torchtitan_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
   if (has_mixer<Mamba2>(model)) return "torchtitan has no Mamba-2 model";
+  if (has_mixer<BlockSparseAttention>(model)) return "torchtitan has no block-sparse attention (no MiniMax-M3 model)";
   if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "torchtitan" + std::string(kNoQsa);
   if (model.hyper_connections || has_ngram_memory(model)) {
@@ -413,6 +419,11 @@ std::string automodel_cannot_express(const Model& model) {
   if (has_shared_key_value(model) || has_per_layer_embedding(model)) {
     return "NeMo Automodel has no Gemma 4 formula (attention whose keys are its values or that reuses another "
            "layer's keys and values, per-layer embeddings)" +
+           std::string(kAutomodelFallback);
+  }
+  if (has_mixer<BlockSparseAttention>(model)) {
+    return "NeMo Automodel has no block-sparse attention formula (none is mapped from MiniMaxM3VLConfig or "
+           "MiniMaxM3VLTextConfig)" +
            std::string(kAutomodelFallback);
   }
   if (has_mixer<KimiDeltaAttention>(model)) {
@@ -574,6 +585,14 @@ std::vector<std::string> automodel_recipe(const Model& model) {
           "num_nextn_predict_layers); shown with them, as its MLA formula (GLM-5's class) counts them"};
 }
 
+std::vector<std::string> bridge_recipe(const Model& model) {
+  if (model.mtp_depths.empty() || !has_mixer<BlockSparseAttention>(model)) return {};
+  const std::string depths = std::to_string(model.mtp_depths.size());
+  return {"Megatron-Bridge's MiniMax-M3 provider forces mtp_num_layers to None (the checkpoint ships no MTP "
+          "weights): run with it, its number leaves out the " +
+          depths + " MTP depths; shown with them, as mtp_num_layers = " + depths + " counts them"};
+}
+
 // Megatron-LM's main branch, its dev branch (with the DSA fix) and
 // Megatron-Bridge on the transformer path.
 constexpr Conventions kMegatronMainConventions{.causal = PairRule::kHalfSquare,
@@ -604,6 +623,7 @@ constexpr Conventions kBridgeConventions{.causal = PairRule::kHalfSquare,
                                          .compressed_pairs = CompressedPairsRule::kMegatron,
                                          .compressed_indexer = CompressedIndexerRule::kMegatron,
                                          .head_gate = false,
+                                         .block_sparse_as_dense = true,
                                          .kda_gates_as_k3 = true,
                                          .hyper_connections = HyperConnectionRule::kNotCounted,
                                          .ngram_memory = NgramMemoryRule::kNone,
@@ -647,7 +667,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix", kMegatronDevConventions,
        megatron_cannot_express, megatron_dev_conventions, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge", kBridgeConventions, bridge_cannot_express,
-       bridge_conventions, nullptr},
+       bridge_conventions, bridge_recipe},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
@@ -678,8 +698,8 @@ bool frameworks_modelled(const Mixer& mixer) {
       Overloaded{
           [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
                          CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention,
-                         Mamba2> auto&) { return true; },
-          [](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) { return false; },
+                         BlockSparseAttention, Mamba2> auto&) { return true; },
+          [](const OneOf<GatedDeltaProduct, DsaGqaAttention> auto&) { return false; },
       },
       mixer);
 }
@@ -702,7 +722,7 @@ std::string unmodelled_layer_kind(const Model& model) {
   if (kind.empty()) return "";
   return "the model has " + kind +
          " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
-         "gated delta net, Kimi Delta Attention and Mamba-2 layers only";
+         "block-sparse attention, gated delta net, Kimi Delta Attention and Mamba-2 layers only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -757,6 +777,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kHeadGate: return "head_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
+    case ConventionKind::kBlockSparse: return "block_sparse";
     case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
@@ -790,6 +811,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kHeadGate: return "attention head gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";
+    case ConventionKind::kBlockSparse: return "block-sparse attention";
     case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";

@@ -489,6 +489,62 @@ TEST(CompareTest, WhyAFrameworkCannotCountAMambaModel) {
             "and one MoE shape for every layer");
 }
 
+// A dense GQA layer, then MiniMax-M3's kind: block-sparse attention (blocks
+// of 2 keys, 2 of them per query, an indexer of 1 head of 2) with MoE, and
+// one MTP depth copying it.
+Model block_sparse_model() {
+  const BlockSparseAttention sparse{.attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim},
+                                    .indexer_num_heads = 1,
+                                    .indexer_head_dim = 2,
+                                    .block_size = 2,
+                                    .topk_blocks = 2};
+  const Layer sparse_layer{Mixer{sparse}, ChannelMixer{moe(kExpertFfn)}};
+  return model_of({gqa_layer(dense()), sparse_layer}, {{sparse_layer}});
+}
+
+TEST(CompareTest, BlockSparseByEachFrameworksRule) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(block_sparse_model(), s);
+    const Int128 S = s;
+    // Megatron-Bridge (MiniMax-M3's provider): every layer dense GQA over
+    // S^2/2 pairs, no indexer; the MTP depth as a transformer MTP layer (its
+    // projection and norms, its logits).
+    const Int128 per_token = kGqaProjections + kDenseMlp + 2 * (kGqaProjections + kRouted + kShared);
+    expect_flops(got, "megatron-bridge",
+                 6 * S * (per_token + 2 * kH * kH + 3 * kH + 2 * kLogits) + 6 * 3 * kQ * S * S);
+    for (const char* other : {"megatron-lm", "megatron-lm-dsa-fix", "maxtext", "torchtitan", "nemo-rl",
+                              "nemo-automodel"}) {
+      expect_flops(got, other, -1);
+    }
+  }
+  const Comparison c = compare_frameworks(block_sparse_model(), 6, 1).value();
+  const FrameworkCount& bridge = c.frameworks[static_cast<std::size_t>(Framework::kMegatronBridge)];
+  EXPECT_TRUE(std::any_of(bridge.differences.begin(), bridge.differences.end(), [](const ConventionDifference& d) {
+    return d.kind == ConventionKind::kBlockSparse && d.choice == "dense GQA over causal pairs, no indexer";
+  }));
+  ASSERT_EQ(bridge.recipe_differences.size(), 1u);
+  EXPECT_EQ(bridge.recipe_differences[0],
+            "Megatron-Bridge's MiniMax-M3 provider forces mtp_num_layers to None (the checkpoint ships no MTP "
+            "weights): run with it, its number leaves out the 1 MTP depths; shown with them, as mtp_num_layers = 1 "
+            "counts them");
+  const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  EXPECT_EQ(reason(Framework::kMegatronMain),
+            "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
+            "provider runs it");
+  EXPECT_EQ(reason(Framework::kMegatronDsaFix), reason(Framework::kMegatronMain));
+  EXPECT_EQ(reason(Framework::kMaxText), "MaxText has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kTorchtitan), "torchtitan has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kNemoRl),
+            "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; this "
+            "model has other attention");
+  EXPECT_EQ(reason(Framework::kNemoAutomodel).rfind(
+                "NeMo Automodel has no block-sparse attention formula (none is mapped from MiniMaxM3VLConfig or "
+                "MiniMaxM3VLTextConfig): get_flops_formula_for_hf_config falls back to transformer_flops",
+                0),
+            0u);
+}
+
 TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
@@ -502,7 +558,8 @@ TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
     if (!trainflops) {
       EXPECT_EQ(f.reason,
                 "the model has gdp layers; compare models the frameworks' counts of GQA, MLA, DSA, "
-                "DeepSeek-V4 and V4.1 attention, QSA, gated delta net, Kimi Delta Attention and Mamba-2 layers only");
+                "DeepSeek-V4 and V4.1 attention, QSA, block-sparse attention, gated delta net, Kimi Delta Attention "
+                "and Mamba-2 layers only");
     }
   }
   Model overflow = windowed_moe_model();
