@@ -332,6 +332,9 @@ def release_config(config, klass):
         return type(klass, (Settings,), {})(**{k: v for k, v in json.load(f).items() if v is not None})
 
 
+# Megatron-LM arguments: Nemotron-H-56B under the gated-delta-product spec.
+GDP_HYBRID = "tests/data/compare/nemotron-h-56b-gdp.json"
+
 # gpt-oss-120b with its windows (a native config; the preset has none).
 WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
 
@@ -531,6 +534,11 @@ def cases():
         yield (f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
                dict(presets["glm-5.2"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse))
     yield "gpt-oss-120b (windowed)", ["--config", WINDOWED_GPT_OSS], windowed_args(presets["gpt-oss-120b"])
+    # Nemotron-H-56B's M layers as gated delta products (Megatron-LM's
+    # gated-delta-product spec, 2 Householder reflections): only Megatron-LM
+    # main's hybrid function counts them.
+    with open(os.path.join(ROOT, GDP_HYBRID)) as f:
+        yield "nemotron-h-56b (gdp)", ["--args", GDP_HYBRID], json.load(f)
     for config, preset, args in HF_CASES:
         given = dict(presets[preset], **args) if preset else args
         if isinstance(given.get("linear_attention_freq"), list):

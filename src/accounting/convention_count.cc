@@ -589,7 +589,8 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kHeadGate: return c.head_gate ? "counted" : "not counted";
     case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
     case ConventionKind::kBlockSparse:
-      return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer" : "selected blocks, indexer forward only";
+      return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer"
+                                     : "selected blocks, indexer forward only";
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
