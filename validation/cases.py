@@ -236,6 +236,24 @@ def _kda_case(rng, index):
     return args, _documents(rng), kda
 
 
+def _gdn_case(rng, index):
+    """The gated delta net in place of the attention: keys and values of
+    different widths, one key head per value head or shared by two or three
+    (as Qwen3-Next's 16 key heads serve 32 value heads), packed documents,
+    dense MLP or MoE, with and without MTP; the delta rule in chunks of 1 to
+    16 tokens, documents of several chunks and a partial last one."""
+    args = _base(rng)
+    _gqa(rng, args, gate=False)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    key_heads = rng.choice([1, 2])
+    key_dim = rng.choice([2, 4, 6])
+    gdn = {"type": "gdn", "key_head_dim": key_dim, "value_head_dim": rng.choice([d for d in (3, 4, 8) if d != key_dim]),
+           "num_key_heads": key_heads, "num_value_heads": key_heads * (1, 2, 3)[index % 3],
+           "conv_kernel_dim": rng.choice([2, 3, 4]), "chunk_size": rng.choice([1, 3, 4, 8, 16])}
+    return args, _documents(rng), gdn
+
+
 def _csa2_case(rng, index):
     """DeepSeek-V4.1 attention in place of the attention: a window-only
     layer, a layer that writes the cache and runs an indexer, then layers
@@ -310,6 +328,7 @@ FAMILIES = {
     "block-sparse": (8, _block_sparse_case),
     "qsa": (6, _qsa_case),
     "kda": (6, _kda_case),
+    "gdn": (6, _gdn_case),
     "csa2": (6, _csa2_case),
     "mhc": (6, _mhc_case),
 }

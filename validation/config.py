@@ -99,6 +99,18 @@ class Kda:
 
 
 @dataclasses.dataclass(frozen=True)
+class Gdn:
+    """The gated delta net in place of the attention (docs/accounting.md, 8),
+    with the native config's field names."""
+    key_head_dim: int
+    value_head_dim: int
+    num_key_heads: int
+    num_value_heads: int  # a multiple of num_key_heads
+    conv_kernel_dim: int
+    chunk_size: int  # the delta rule's chunks
+
+
+@dataclasses.dataclass(frozen=True)
 class Csa2:
     """One DeepSeek-V4.1 attention layer (docs/deepseek-v4.1.md), with the
     native config's field names."""
@@ -144,7 +156,7 @@ class Csa2Stack:
 
 
 # A native mixer's config type -> a function from its fields to the config.
-NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda, "csa2": Csa2Stack.of}
+NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda, "gdn": Gdn, "csa2": Csa2Stack.of}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,7 +183,7 @@ class Config:
     channel_mixers: tuple  # one Mlp or Moe per decoder layer
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
-    native_mixer: BlockSparse | Qsa | Kda | Csa2Stack | None = None  # on the GQA: every layer, MTP included
+    native_mixer: BlockSparse | Qsa | Kda | Gdn | Csa2Stack | None = None  # on the GQA: every layer, MTP included
     residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
 
 
@@ -271,6 +283,8 @@ def native_config(config):
     replacement = config.native_mixer
     if isinstance(replacement, Kda):
         mixer = {"type": "kda", **{k: v for k, v in dataclasses.asdict(replacement).items() if v is not None}}
+    elif isinstance(replacement, Gdn):
+        mixer = {"type": "gdn", **dataclasses.asdict(replacement)}
     elif isinstance(replacement, (BlockSparse, Qsa)):
         mixer.update(type="block_sparse" if isinstance(replacement, BlockSparse) else "qsa",
                      **dataclasses.asdict(replacement))

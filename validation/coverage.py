@@ -1,7 +1,7 @@
 """What the cases cover, and what they must: a suite that silently stopped
 exercising a grad mode or a pool size would still print `0 failed`."""
 
-from validation.config import GRAD_MODES, BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
+from validation.config import GRAD_MODES, BlockSparse, Csa2Stack, Gdn, Gqa, Kda, Moe, Qsa
 from validation.model import RECOMPUTE
 
 REQUIRED = frozenset(
@@ -15,13 +15,15 @@ REQUIRED = frozenset(
      "qsa an indexer key head per query head", "qsa document without a complete block", "qsa in mtp",
      "kda full-rank output gate", "kda low-rank output gate", "kda packed documents",
      "kda document of several chunks", "kda partial last chunk", "kda with moe", "kda in mtp",
+     "gdn a key head per value head", "gdn key heads shared", "gdn packed documents",
+     "gdn document of several chunks", "gdn partial last chunk", "gdn with moe", "gdn in mtp",
      "csa2 window-only layer", "csa2 ratio 1", "csa2 ratio above 1", "csa2 reader running its own indexer",
      "csa2 reader reusing the selection", "csa2 candidate source and consumer",
      "csa2 consumer top-k above its fewest candidates", "csa2 top-k below a document",
      "csa2 top-k at or above every document", "csa2 in mtp",
      "mhc", "mhc in mtp", "mhc with moe"]
     + [f"recompute {r}" for r in RECOMPUTE]
-    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "csa2") for r in RECOMPUTE]
+    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "gdn", "csa2") for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
 )
@@ -65,10 +67,24 @@ def features(case):
             found.add("kda with moe")
         if config.mtp_depths:
             found.add("kda in mtp")
+    elif isinstance(sparse, Gdn):
+        found.add("gdn key heads shared" if sparse.num_value_heads > sparse.num_key_heads
+                  else "gdn a key head per value head")
+        found.add(f"gdn, recompute {case.recompute}")
+        if len(case.docs) > 1:
+            found.add("gdn packed documents")
+        if any(length > sparse.chunk_size for length in case.docs):
+            found.add("gdn document of several chunks")
+        if any(length % sparse.chunk_size for length in case.docs):
+            found.add("gdn partial last chunk")
+        if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
+            found.add("gdn with moe")
+        if config.mtp_depths:
+            found.add("gdn in mtp")
     elif isinstance(sparse, Csa2Stack):
         found |= _csa2_features(sparse, case)
-    # KDA and CSA2 replace the arguments' attention.
-    attention = None if isinstance(sparse, (Kda, Csa2Stack)) else config.attention
+    # KDA, the gated delta net and CSA2 replace the arguments' attention.
+    attention = None if isinstance(sparse, (Kda, Gdn, Csa2Stack)) else config.attention
     if isinstance(attention, Gqa):
         found.add("gqa")
         if attention.output_gate:

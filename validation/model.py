@@ -26,8 +26,9 @@ from validation import hyper_connections
 from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_key_rows,
                                   block_sparse_parameters, gqa_attention, mla_attention, selected_keys_attention)
 from validation.compressed_block_sparse import qsa_key_rows, qsa_parameters
-from validation.config import BlockSparse, Csa2Stack, Gqa, Kda, Qsa
+from validation.config import BlockSparse, Csa2Stack, Gdn, Gqa, Kda, Qsa
 from validation.counting import counting
+from validation.gated_delta_net import gated_delta_net, gdn_parameters
 from validation.indexer import attended_keys, indexer_parameters, run_indexer
 from validation.kimi_delta_attention import kda_parameters, kimi_delta_attention
 from validation.mlp import channel_mixer, channel_mixer_parameters
@@ -58,6 +59,7 @@ def layer_parameters(config, channel_mixer_config, parameters, csa2=None):
     streams = config.residual_streams
     return types.SimpleNamespace(
         attention=(kda_parameters(native, h, parameters) if isinstance(native, Kda)
+                   else gdn_parameters(native, h, parameters) if isinstance(native, Gdn)
                    else csa2_parameters(csa2, h, parameters) if csa2
                    else attention_parameters(config.attention, h, parameters)),
         indexer=indexer,
@@ -141,6 +143,8 @@ class Runner:
             return csa2_attention(p.attention, attention_input, batch, selection, entries, tags, self.core)
         if isinstance(native, Kda):
             out = kimi_delta_attention(native, p.attention, attention_input, batch, tags)
+        elif isinstance(native, Gdn):
+            out = gated_delta_net(native, p.attention, attention_input, batch, tags)
         elif isinstance(native, (BlockSparse, Qsa)):
             key_rows_of = block_sparse_key_rows if isinstance(native, BlockSparse) else qsa_key_rows
             key_rows = key_rows_of(native, p.indexer, attention_input, batch, tags)

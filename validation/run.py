@@ -21,7 +21,7 @@ import torch
 
 from validation.cases import generate
 from validation.compare import differences
-from validation.config import BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
+from validation.config import BlockSparse, Csa2Stack, Gdn, Gqa, Kda, Moe, Qsa
 from validation.counting import Tags
 from validation.coverage import missing
 from validation.model import train_step
@@ -52,6 +52,10 @@ def summary(case):
                      f"forget rank {native.forget_gate_rank} output gate "
                      + (f"rank {native.output_gate_rank}" if native.output_gate_rank else "full")
                      + f" chunks of {native.chunk_size}")
+    elif isinstance(native, Gdn):
+        attention = (f"gdn keys {native.num_key_heads}x{native.key_head_dim} values "
+                     f"{native.num_value_heads}x{native.value_head_dim} conv {native.conv_kernel_dim} "
+                     f"chunks of {native.chunk_size}")
     elif isinstance(a, Gqa):
         attention = f"gqa {a.num_heads}/{a.num_groups} heads" + (" gated" if a.output_gate else "")
         if isinstance(native, BlockSparse):

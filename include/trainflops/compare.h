@@ -69,7 +69,7 @@ enum class ConventionKind {
   kAttentionWidth,       // grouped-query attention's widths: from its heads, or from h (query h, keys g h/n)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
-  kKdaDeltaRule,         // Kimi Delta Attention's delta rule: recurrent (the model's) or chunked (as trained)
+  kDeltaRule,            // the gated delta net's and KDA's delta rule: recurrent (the model's) or chunked (as trained)
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
@@ -106,7 +106,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,
-    ConventionKind::kKdaDeltaRule,
+    ConventionKind::kDeltaRule,
     ConventionKind::kHyperConnections,
     ConventionKind::kNgramMemory,
     ConventionKind::kCandidateBlocks,

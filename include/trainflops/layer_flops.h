@@ -175,11 +175,23 @@ Terms block_sparse_attention_terms(const BlockSparseAttention& attention, std::i
                                    Convention convention);
 
 // Linear attention (linear_attention_flops.cc); no convention changes the
-// gated delta net and product.
-Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size);
-// The delta rule's share of that, per token: 4 nv dv^2 multiply-adds (KK^T,
-// VK^T, S(a(I - bKK^T)) and SQ over each value head's dv x dv state).
+// gated delta product. The gated delta net, one trained term per token:
+// h times its input projection (2 qk + 2 v + 2 nv; gdn2: 4 qk + 3 v, qk =
+// nk dk, v = nv dv), conv_kernel_dim (2 qk + v) for the short convolutions,
+// h v for the output, and the delta rule's gated_delta_rule_fmas (Megatron-LM's
+// count: model and megatron modes). Executed mode counts the delta rule in
+// the chunked form training runs instead (gated_chunked_delta_rule_terms), per
+// value head (chunks of chunk_size, each document's last one partial):
+// 3 dk dv per token (the state's reads and update), 3 dk + 2 dv per
+// chunk_squares (the c x c products) and 1 per chunk_substitutions (the
+// triangular inverse); every term trains.
+Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, Convention convention);
+// The recurrent delta rule's share of that, per token: 4 nv dv^2
+// multiply-adds (KK^T, VK^T, S(a(I - bKK^T)) and SQ, Megatron-LM's count,
+// which takes each value head's state as dv x dv).
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
+// The chunked delta rule executed mode counts in its place, as its terms.
+Terms gated_chunked_delta_rule_terms(const GatedDeltaNet& gdn);
 Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
 // Kimi Delta Attention, one trained term per token (P = num_heads head_dim):
 // 4 h P (q, k, v, output) + h num_heads (beta) + forget_gate_rank (h + P)

@@ -158,7 +158,15 @@ std::int64_t compression_ratio(CompressedSparseAttention::Kind kind);
 // The kind whose compression ratio is `ratio` (0, 4 or 128); nullopt for any other.
 std::optional<CompressedSparseAttention::Kind> compression_kind_of(std::int64_t ratio);
 
-// Gated delta net linear attention (hybrid symbol `G`).
+// Training runs a delta rule (the gated delta net's, Kimi Delta
+// Attention's) in chunks of chunk_size tokens, and executed mode counts that
+// form; 64 is the default of flash-linear-attention's chunk_gated_delta_rule
+// and chunk_kda.
+inline constexpr std::int64_t kDeltaRuleDefaultChunkSize = 64;
+
+// Gated delta net linear attention (hybrid symbol `G`): num_value_heads
+// states of key_head_dim x value_head_dim, each value head reading the keys
+// and queries of its group's key head.
 struct GatedDeltaNet {
   enum class Variant { kGdn, kGdn2 };
   Variant variant = Variant::kGdn;
@@ -167,6 +175,7 @@ struct GatedDeltaNet {
   std::int64_t num_key_heads = 0;
   std::int64_t num_value_heads = 0;
   std::int64_t conv_kernel_dim = 0;
+  std::int64_t chunk_size = kDeltaRuleDefaultChunkSize;
 
   bool operator==(const GatedDeltaNet&) const = default;
 };
@@ -219,16 +228,15 @@ struct BlockSparseAttention {
 // projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
 // output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
 // when low rank) and a P x h projection. Training runs the delta rule in
-// chunks of chunk_size tokens (executed mode counts that form); 64 is the
-// default of flash-linear-attention's chunk_kda, whose kernels take 32 or 64.
-inline constexpr std::int64_t kKimiDeltaDefaultChunkSize = 64;
+// chunks of chunk_size tokens (kDeltaRuleDefaultChunkSize; chunk_kda's
+// kernels take 32 or 64).
 struct KimiDeltaAttention {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t conv_kernel_dim = 0;
   std::int64_t forget_gate_rank = 0;
   std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
-  std::int64_t chunk_size = kKimiDeltaDefaultChunkSize;
+  std::int64_t chunk_size = kDeltaRuleDefaultChunkSize;
 
   bool operator==(const KimiDeltaAttention&) const = default;
 };

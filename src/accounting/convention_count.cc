@@ -315,16 +315,17 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                  [&](const SharedCompressedAttention& a) { add_shared_compressed(a, h, c, sum); },
                  [&](const CompressedBlockSparseAttention& a) { add_compressed_block_sparse(a, h, c, sum); },
                  [&](const GatedDeltaNet& g) {
-                   Terms terms = gated_delta_net_terms(g, h);
+                   const bool chunked = c.linear_core && c.chunked_delta_rule;
+                   Terms terms = gated_delta_net_terms(g, h, chunked ? kExecutedMode : kModelMode);
                    if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * gated_delta_rule_fmas(g);
                    sum.add(terms, exact);
                  },
                  [&](const KimiDeltaAttention& k) {
                    Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
-                   if (!c.linear_core || c.kda_chunked_delta_rule) {
+                   if (!c.linear_core || c.chunked_delta_rule) {
                      terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
                    }
-                   if (c.linear_core && c.kda_chunked_delta_rule) {
+                   if (c.linear_core && c.chunked_delta_rule) {
                      const Terms chunked = kimi_chunked_delta_rule_terms(k);
                      terms.insert(terms.end(), chunked.begin(), chunked.end());
                    }
@@ -506,7 +507,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
     case ConventionKind::kBlockSparse: to.block_sparse_as_dense = from.block_sparse_as_dense; return;
     case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
-    case ConventionKind::kKdaDeltaRule: to.kda_chunked_delta_rule = from.kda_chunked_delta_rule; return;
+    case ConventionKind::kDeltaRule: to.chunked_delta_rule = from.chunked_delta_rule; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
@@ -600,7 +601,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer"
                                      : "selected blocks, indexer forward only";
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
-    case ConventionKind::kKdaDeltaRule: return c.kda_chunked_delta_rule ? "chunked" : "recurrent";
+    case ConventionKind::kDeltaRule: return c.chunked_delta_rule ? "chunked" : "recurrent";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";

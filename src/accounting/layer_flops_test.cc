@@ -133,11 +133,25 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
       // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
       {"gdn",
-       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn, 2, 3, 2, 4, 4}, 8),
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn, 2, 3, 2, 4, 4}, 8, Convention{Mode::kModel}),
+       {{Component::kGatedDeltaNet, kTokens, 1280, 1}}},
+      // Executed: the same model without the recurrent rule, 496 FMAs, and the chunked form per value head
+      // (dk 2, dv 3; 4 value heads, two per key head): 3*2*3 = 18 per token, 3*2 + 2*3 = 12 per chunk square,
+      // 1 per substitution, times 4 heads: 72, 48 and 4 FMAs.
+      {"gdn executed, chunks of 16",
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn, 2, 3, 2, 4, 4, 16}, 8, Convention{Mode::kExecuted}),
+       {{Component::kGatedDeltaNet, kTokens, 992, 1},
+        {Component::kGatedDeltaNet, kTokens, 144, 1},
+        {Component::kGatedDeltaNet, chunk_squares(16), 96, 1},
+        {Component::kGatedDeltaNet, chunk_substitutions(16), 8, 1}}},
+      // Megatron mode keeps the recurrent rule, as model mode.
+      {"gdn megatron",
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn, 2, 3, 2, 4, 4, 16}, 8,
+                             Convention{Mode::kMegatron}),
        {{Component::kGatedDeltaNet, kTokens, 1280, 1}}},
       // gdn2: in 4*4 + 3*12 = 52 -> 416; 736 FMAs.
       {"gdn2",
-       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn2, 2, 3, 2, 4, 4}, 8),
+       gated_delta_net_terms(GatedDeltaNet{GatedDeltaNet::Variant::kGdn2, 2, 3, 2, 4, 4}, 8, Convention{Mode::kModel}),
        {{Component::kGatedDeltaNet, kTokens, 1472, 1}}},
       // h=8, d=16, 4 heads, 2 groups, state 3: in 8(32 + 12 + 4) = 384, out 128: 512 FMAs; scan 7*16*3 FLOPs.
       {"mamba2",

@@ -1,12 +1,13 @@
 // Linear attention with a delta-rule state: the gated delta net, the gated
-// delta product and Kimi Delta Attention. Every convention counts the first
-// two alike; megatron mode charges Kimi Delta Attention's gates as
-// Megatron-Bridge does.
+// delta product and Kimi Delta Attention. Executed mode counts the gated
+// delta net's and Kimi Delta Attention's delta rule in the chunked form
+// training runs, the other modes in the recurrent form; megatron mode charges
+// Kimi Delta Attention's gates as Megatron-Bridge does.
 #include "accounting/layer_terms.h"
 
 namespace trainflops {
 
-void append_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention, Terms& terms) {
+void append_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention convention, Terms& terms) {
   const Int128 h = hidden_size;
   const Int128 qk_dim = Int128{g.key_head_dim} * g.num_key_heads;
   const Int128 v_dim = Int128{g.value_head_dim} * g.num_value_heads;
@@ -14,8 +15,12 @@ void append_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention, 
   const Int128 in_projection =
       g.variant == GatedDeltaNet::Variant::kGdn2 ? 4 * qk_dim + 3 * v_dim : 2 * qk_dim + 2 * v_dim + 2 * nv;
   const Int128 conv = Int128{g.conv_kernel_dim} * (2 * qk_dim + v_dim);
-  terms.push_back(trained_gemm(Component::kGatedDeltaNet, kTokens,
-                               h * in_projection + conv + gated_delta_rule_fmas(g) + h * v_dim));
+  const Int128 recurrent_delta_rule = is_executed(convention) ? 0 : gated_delta_rule_fmas(g);
+  terms.push_back(
+      trained_gemm(Component::kGatedDeltaNet, kTokens, h * in_projection + conv + recurrent_delta_rule + h * v_dim));
+  if (!is_executed(convention)) return;
+  const Terms chunked = gated_chunked_delta_rule_terms(g);
+  terms.insert(terms.end(), chunked.begin(), chunked.end());
 }
 
 void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Convention, Terms& terms) {
@@ -46,8 +51,8 @@ void append_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convent
   terms.insert(terms.end(), chunked.begin(), chunked.end());
 }
 
-Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
-  return terms_of(g, hidden_size, Convention{});
+Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention convention) {
+  return terms_of(g, hidden_size, convention);
 }
 
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& g) {
@@ -60,20 +65,39 @@ Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& k) {
   return 4 * Int128{k.num_heads} * k.head_dim * k.head_dim;
 }
 
-// The chunked form the kernels run (flash-linear-attention's chunk_kda): per
-// chunk of c tokens and head, the key-key and query-key scores, the
-// transformed keys and values and the scores' read of the new values (five
-// c x c x d products), the inverse of the unit triangular key-key matrix by
-// forward substitution, and three c x d x d products with the state (its read
-// by the transformed keys and by the queries, and its update). Every operand
-// takes a gradient, so each product trains (x3).
-Terms kimi_chunked_delta_rule_terms(const KimiDeltaAttention& k) {
-  const Int128 nh = k.num_heads, d = k.head_dim;
+namespace {
+
+// The chunked form the kernels run (flash-linear-attention's
+// chunk_gated_delta_rule and chunk_kda), per chunk of c tokens and head of
+// dk x dv state: the key-key and query-key scores and the transformed keys
+// (three c x c x dk products), the transformed values and the scores' read
+// of the new values (two c x c x dv), the inverse of the unit triangular
+// key-key matrix by forward substitution, and three c x dk x dv products with
+// the state (its read by the transformed keys and by the queries, and its
+// update). Every operand takes a gradient, so each product trains (x3).
+Terms chunked_delta_rule_terms(Component component, std::int64_t heads, std::int64_t key_dim,
+                               std::int64_t value_dim, std::int64_t chunk_size) {
+  const Int128 n = heads, dk = key_dim, dv = value_dim;
   return {
-      trained_gemm(Component::kKimiDeltaAttention, kTokens, 3 * nh * d * d),
-      trained_gemm(Component::kKimiDeltaAttention, chunk_squares(k.chunk_size), 5 * nh * d),
-      trained_gemm(Component::kKimiDeltaAttention, chunk_substitutions(k.chunk_size), nh),
+      trained_gemm(component, kTokens, 3 * n * dk * dv),
+      trained_gemm(component, chunk_squares(chunk_size), n * (3 * dk + 2 * dv)),
+      trained_gemm(component, chunk_substitutions(chunk_size), n),
   };
+}
+
+}  // namespace
+
+// The gated delta net's heads are its value heads, each with the keys and
+// queries of its group's key head (flash-linear-attention's grouped value
+// attention computes the key-key scores per value head, through its decay).
+Terms gated_chunked_delta_rule_terms(const GatedDeltaNet& g) {
+  return chunked_delta_rule_terms(Component::kGatedDeltaNet, g.num_value_heads, g.key_head_dim, g.value_head_dim,
+                                  g.chunk_size);
+}
+
+Terms kimi_chunked_delta_rule_terms(const KimiDeltaAttention& k) {
+  return chunked_delta_rule_terms(Component::kKimiDeltaAttention, k.num_heads, k.head_dim, k.head_dim,
+                                  k.chunk_size);
 }
 
 Terms kimi_delta_attention_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention) {

@@ -45,6 +45,13 @@ Result<std::int64_t> mtp_depth_count(Fields& config) {
   return depths.value_or(0);
 }
 
+std::string assumed_delta_rule_chunk_size(std::int64_t chunk_size, std::string_view kernel) {
+  return "chunk_size = " + std::to_string(chunk_size) +
+         ": the config does not say in what chunks training runs the delta rule; executed mode counts "
+         "flash-linear-attention's " +
+         std::string(kernel) + " at its default (give another with the native config's chunk_size)";
+}
+
 Status check_topk(const Fields& config, const Moe& moe, std::string_view experts_key) {
   if (moe.topk <= moe.num_experts.value_or(moe.topk)) return Ok{};
   return config.invalid("num_experts_per_tok", moe.topk,

@@ -542,6 +542,19 @@ TEST(HfConfigTest, GptOssCountsItsCheckpoint) {
   EXPECT_EQ(to_decimal(count_parameters(oss.value().model).value().total().total), "116829156672");
 }
 
+// No config says in what chunks training runs the gated delta net's delta
+// rule: the import takes chunk_gated_delta_rule's default and says so.
+TEST(HfConfigTest, GatedDeltaNetImportAssumesTheKernelsChunkSize) {
+  const Result<HfImport> next = import_hf_config(kQwen3Next80B);
+  ASSERT_TRUE(next.ok()) << next.error().message();
+  EXPECT_EQ(next.value().assumed,
+            (std::vector<std::string>{
+                "chunk_size = 64: the config does not say in what chunks training runs the delta rule; executed "
+                "mode counts flash-linear-attention's chunk_gated_delta_rule at its default (give another with the "
+                "native config's chunk_size)"}));
+  EXPECT_EQ(mixer<GatedDeltaNet>(next.value().model.layers[0]).chunk_size, 64);
+}
+
 // What a gemma3 config leaves out is assumed and said; what does not change
 // FLOPs is listed by path, nested objects first.
 TEST(HfConfigTest, ReportsAssumedAndIgnoredFields) {

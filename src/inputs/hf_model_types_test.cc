@@ -266,9 +266,13 @@ TEST(HfModelTypesTest, Qwen35AndGlm47FlashImportFromTheirReleases) {
   const HfImport dense = imported(*find_preset("qwen3.5-27b").value().hf_config);
   EXPECT_TRUE(std::get<GqaAttention>(*dense.model.layers[3].mixer).output_gate);
   EXPECT_EQ(std::get<DenseMlp>(*dense.model.layers[0].channel_mixer).ffn_hidden_size, 17408);
-  EXPECT_EQ(dense.assumed, (std::vector<std::string>{
-                               "the language model is text_config (model_type \"qwen3_5_text\"), counted alone: the "
-                               "other modalities of model_type \"qwen3_5\" are not counted"}));
+  EXPECT_EQ(dense.assumed,
+            (std::vector<std::string>{
+                "chunk_size = 64: the config does not say in what chunks training runs the delta rule; executed mode "
+                "counts flash-linear-attention's chunk_gated_delta_rule at its default (give another with the native "
+                "config's chunk_size)",
+                "the language model is text_config (model_type \"qwen3_5_text\"), counted alone: the other "
+                "modalities of model_type \"qwen3_5\" are not counted"}));
 }
 
 // MiniMax-M3: block-sparse attention with the release's indexer and blocks

@@ -115,6 +115,11 @@ Result<GqaAttention> grouped_query_attention(Fields& config, std::int64_t hidden
 // absent or null meaning none.
 Result<std::int64_t> mtp_depth_count(Fields& config);
 
+// The assumption an import of a delta-rule layer states: no config says in
+// what chunks training runs the delta rule, so executed mode counts
+// `kernel` (flash-linear-attention's) at its default chunk size.
+std::string assumed_delta_rule_chunk_size(std::int64_t chunk_size, std::string_view kernel);
+
 // num_experts_per_tok must not exceed the number of experts, `experts_key`.
 Status check_topk(const Fields& config, const Moe& moe, std::string_view experts_key);
 

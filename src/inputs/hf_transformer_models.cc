@@ -371,7 +371,7 @@ struct QwenHybrid {
   std::vector<bool> full;  // per layer: full attention, else the gated delta net
 };
 
-Result<QwenHybrid> qwen_hybrid(Fields& config, const Base& base) {
+Result<QwenHybrid> qwen_hybrid(Fields& config, const Base& base, Notes& notes) {
   QwenHybrid hybrid;
   TRAINFLOPS_ASSIGN_OR_RETURN(hybrid.attention,
                               grouped_query_attention(config, base.hidden_size, /*explicit_sizes=*/true));
@@ -382,6 +382,7 @@ Result<QwenHybrid> qwen_hybrid(Fields& config, const Base& base) {
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.num_key_heads, config.positive("linear_num_key_heads"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.num_value_heads, config.positive("linear_num_value_heads"));
   TRAINFLOPS_ASSIGN_OR_RETURN(linear.conv_kernel_dim, config.positive("linear_conv_kernel_dim"));
+  notes.assumed.push_back(assumed_delta_rule_chunk_size(linear.chunk_size, "chunk_gated_delta_rule"));
 
   std::vector<bool>& full = hybrid.full;
   full.resize(static_cast<std::size_t>(base.layers));
@@ -441,9 +442,9 @@ Model qwen_hybrid_model(const Base& base, const QwenHybrid& hybrid, const std::v
 
 }  // namespace
 
-Result<Model> import_qwen3_next(Fields& config, Notes&) {
+Result<Model> import_qwen3_next(Fields& config, Notes& notes) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base, notes));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Moe experts, qwen_hybrid_experts(config));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> moe, qwen_moe_pattern(config, base.layers));
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<ChannelMixer> dense, dense_if_needed(config, moe));
@@ -454,9 +455,9 @@ Result<Model> import_qwen3_next(Fields& config, Notes&) {
   return qwen_hybrid_model(base, hybrid, moe, ChannelMixer{experts}, dense, depths);
 }
 
-Result<Model> import_qwen3_5(Fields& config, Notes&) {
+Result<Model> import_qwen3_5(Fields& config, Notes& notes) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base, notes));
   // qwen3_5_moe_text: every layer MoE; qwen3_5_text: every layer a dense MLP.
   const bool experts_everywhere = config.model_type() == "qwen3_5_moe_text";
   std::vector<bool> moe(static_cast<std::size_t>(base.layers), experts_everywhere);
@@ -489,7 +490,7 @@ Result<Model> import_qwen3_5(Fields& config, Notes&) {
 
 Result<Model> import_qwen3_8(Fields& config, Notes& notes) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Base base, read_base(config));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const QwenHybrid hybrid, qwen_hybrid(config, base, notes));
   TRAINFLOPS_ASSIGN_OR_RETURN(const Moe experts, qwen_hybrid_experts(config));
   // The full-attention layers are QSA: gated grouped-query attention over
   // the blocks its indexer selects.

@@ -196,6 +196,13 @@ struct ConfigType<CompressedSparseAttention> {
   }
 };
 
+// A delta rule's chunk_size, absent keeping the default it has.
+Status read_delta_rule_chunk_size(ObjectReader& r, std::int64_t& chunk_size) {
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> read, r.optional_integer("chunk_size"));
+  if (read) chunk_size = *read;
+  return Ok{};
+}
+
 template <>
 struct ConfigType<GatedDeltaNet> {
   static constexpr std::array<std::string_view, 2> kNames = {"gdn", "gdn2"};
@@ -206,7 +213,7 @@ struct ConfigType<GatedDeltaNet> {
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_key_heads, r.integer("num_key_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.num_value_heads, r.integer("num_value_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(g.conv_kernel_dim, r.integer("conv_kernel_dim"));
-    return Ok{};
+    return read_delta_rule_chunk_size(r, g.chunk_size);
   }
 };
 
@@ -259,9 +266,7 @@ struct ConfigType<KimiDeltaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(k.conv_kernel_dim, r.integer("conv_kernel_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.integer("forget_gate_rank"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.output_gate_rank, r.optional_integer("output_gate_rank"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> chunk_size, r.optional_integer("chunk_size"));
-    if (chunk_size) k.chunk_size = *chunk_size;
-    return Ok{};
+    return read_delta_rule_chunk_size(r, k.chunk_size);
   }
 };
 

@@ -120,6 +120,22 @@ TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
   EXPECT_EQ(with_chunks("0").error().message(), "layers[0].mixer.chunk_size = 0: must be a positive integer");
 }
 
+TEST(NativeConfigTest, ReadsTheGatedDeltaNetsChunkSize) {
+  const auto with_chunks = [](std::string_view chunk_size) {
+    return parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+      "mixers": {"g": {"type": "gdn", "key_head_dim": 8, "value_head_dim": 16, "num_key_heads": 2,
+                       "num_value_heads": 4, "conv_kernel_dim": 4)" + std::string(chunk_size) + R"(}},
+      "layers": [{"mixer": "g"}]})");
+  };
+  ASSERT_TRUE(with_chunks("").ok());
+  EXPECT_EQ(std::get<GatedDeltaNet>(*with_chunks("").value().layers[0].mixer).chunk_size, 64);
+  ASSERT_TRUE(with_chunks(R"(, "chunk_size": 16)").ok());
+  EXPECT_EQ(std::get<GatedDeltaNet>(*with_chunks(R"(, "chunk_size": 16)").value().layers[0].mixer).chunk_size, 16);
+  ASSERT_FALSE(with_chunks(R"(, "chunk_size": 0)").ok());
+  EXPECT_EQ(with_chunks(R"(, "chunk_size": 0)").error().message(),
+            "layers[0].mixer.chunk_size = 0: must be a positive integer");
+}
+
 // Step-3.5's attention: a per-head gate, sliding layers of their own heads.
 TEST(NativeConfigTest, ReadsThePerHeadGate) {
   const Result<Model> model = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,

@@ -217,7 +217,8 @@ Status check(const Checker& c, const GatedDeltaNet& g) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("value_head_dim", g.value_head_dim));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_key_heads", g.num_key_heads));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("num_value_heads", g.num_value_heads));
-  return c.positive("conv_kernel_dim", g.conv_kernel_dim);
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("conv_kernel_dim", g.conv_kernel_dim));
+  return c.positive("chunk_size", g.chunk_size);
 }
 
 Status check(const Checker& c, const Mamba2& m) {
