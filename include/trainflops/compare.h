@@ -66,7 +66,7 @@ enum class ConventionKind {
   kHeadGate,             // the per-head attention gate's projection (Step-3.5)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
-  kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
+  kNorms,                // MLA's LoRA norms, MTP's and attention residuals' norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
@@ -75,6 +75,7 @@ enum class ConventionKind {
   kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
   kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
   kPerLayerEmbedding,    // per-layer embeddings' projections and the gate's product with the embedding
+  kAttentionResiduals,   // attention residuals' norms, scores and weighted sums (Kimi K3)
   kZeroExperts,          // a pick of a zero-computation (identity) expert: free, or charged as a real expert
 };
 
@@ -102,6 +103,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kCandidateBlocks,
     ConventionKind::kSharedExpertGate,
     ConventionKind::kPerLayerEmbedding,
+    ConventionKind::kAttentionResiduals,
     ConventionKind::kZeroExperts,
 };
 

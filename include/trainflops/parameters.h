@@ -55,12 +55,14 @@
 //     norm (h); its vocabulary x p slice of the table, in the total, never
 //     active. The model-level projection's norm (p, shared by the layers) is
 //     not counted.
+//   - Attention residuals: per decoder layer two h x 1 scoring projections,
+//     and one before the final norm, counted with the output layer.
 //   - The embedding table (V x h) and the output layer (h x V), counted apart
 //     unless the embedding is tied (below).
 // Besides the weights of products, every parameter of the model's layout
 // (model.h, ParameterLayout), by kind:
 //   - norms: one per mixer and one per channel mixer (a layer with both has
-//     two), the final norm, each MTP depth's three (its embedding's, its
+//     two), the attention residuals' (one per projection), the final norm, each MTP depth's three (its embedding's, its
 //     hidden state's, its output's); MLA's and DeepSeek-V4.1's q LoRA and
 //     latent norms (and V4.1's compressed latent's and index keys'), the DSA
 //     indexer's key LayerNorm (weight and bias of hd), the gated delta net's

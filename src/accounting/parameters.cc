@@ -85,6 +85,7 @@ struct Context {
   Int128 h;
   const ParameterLayout& layout;
   std::optional<HyperConnections> hyper_connections;
+  bool attention_residuals = false;  // the layers read their inputs through them (the decoder's)
 
   // The parameters of one norm over `width` elements.
   Int128 norm(Int128 width) const {
@@ -300,6 +301,12 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
     p.weight(Component::kHyperConnections, sublayers * hyper_connection_weights(*c.hyper_connections, c.h, false));
     add_hyper_connection_statics(p, *c.hyper_connections, sublayers, false);
   }
+  // Each attention residual read scores with its own h x 1 projection after its own norm.
+  if (c.attention_residuals) {
+    const int reads = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    p.weight(Component::kAttentionResiduals, reads * c.h);
+    p.add(ParameterKind::kNorm, reads * c.norm(c.h));
+  }
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
   // type without one does not compile. Each sublayer has its own input norm.
   if (layer.mixer) {
@@ -393,7 +400,10 @@ namespace {
 // count_parameters(), with a row per layer when `rows`.
 Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  const Context c{model.hidden_size, model.parameter_layout, model.hyper_connections};
+  const Context c{model.hidden_size, model.parameter_layout, model.hyper_connections,
+                  model.attention_residuals.has_value()};
+  // MTP depths keep a plain residual.
+  const Context mtp_context{c.h, c.layout, c.hyper_connections, false};
   const Int128 h = c.h, table = h * model.vocab_size;
   const bool tied = model.parameter_layout.tied_embedding;
   ModelParameters out;
@@ -410,7 +420,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   // Each distinct layer's parameters once (an error names its first
   // position), added once times the layers that repeat it; then a row per layer.
   auto add_layers = [&](const std::string& path, const std::string& prefix, const LayerStack& layers,
-                        ParameterCount& part) -> Status {
+                        ParameterCount& part, const Context& c) -> Status {
     struct Distinct {
       std::optional<Parts> parts;
       ParameterCount one;
@@ -442,7 +452,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
     }
     return Ok{};
   };
-  TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder));
+  TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder, c));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     // The 2h -> h projection, the norms of its two inputs (the embedding and
@@ -459,12 +469,17 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
     add_to(out.mtp, projection.sum());
     if (rows) out.layers.push_back({depth + ".projection", "projection", projection.sum()});
     TRAINFLOPS_RETURN_IF_ERROR(
-        add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
+        add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp, mtp_context));
   }
-  // The final norm, the final read of the residual streams and, unless it is
-  // the embedding table, the output layer.
+  // The final norm, the final read of the residual streams (or the last
+  // attention residual read, with its norm) and, unless it is the embedding
+  // table, the output layer.
   Parts head;
   head.add(ParameterKind::kNorm, c.norm(h));
+  if (model.attention_residuals) {
+    head.weight(Component::kAttentionResiduals, h);
+    head.add(ParameterKind::kNorm, c.norm(h));
+  }
   if (model.hyper_connections) {
     head.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
     add_hyper_connection_statics(head, *model.hyper_connections, 1, true);
@@ -485,7 +500,7 @@ Result<ModelParameters> count_parameters(const Model& model) { return parameters
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts,
-                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt}));
+                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt, false}));
   return parts.kinds();
 }
 
