@@ -167,9 +167,11 @@ TEST(HfModelTypesTest, CountTheParametersTheirAuthorsPublish) {
       // 230B total, 10B active.
       {"MiniMax-M2", &kMiniMaxM2, "minimax_m2: 62 layers (62 gqa+moe) + 3 MTP depths, hidden 3072, vocab 200064", 230e9,
        1e9, 10e9, 1e9, kWithOutputLayer},
-      // 428B total (NeMo Automodel's model page), the vision tower included;
-      // its "22B active" is not checked: the decoder alone counts 23.5B, with
-      // the output layer 24.7B, and the page does not say what it counts.
+      // 428B total, the vision tower included. Its publishers give "~23B
+      // activated" (SGLang's and Xinference's model pages; NeMo Automodel's
+      // page said 22B) without saying which parts: the decoder counts 23.50B
+      // (the indexers' projections 0.22B of it), with the output layer 24.7B,
+      // so the figure is not checked.
       {"MiniMax-M3",
        &kMiniMaxM3,
        "minimax_m3_vl: 60 layers (3 gqa+mlp, 57 block-sparse+moe), hidden 6144, vocab 200064",
