@@ -15,8 +15,10 @@ not run: its rule counts the parameters of a built PyTorch module.
         [--write-automodel FILE]
 
 MEGATRON_LM_DEV, a checkout of Megatron-LM's dev branch, is run on the
-DeepSeek-V4 configs only (its function is the one compare's Megatron-LM DSA
-fix row stands for; main has no DeepSeek-V4 attention).
+DeepSeek-V4 configs and the hybrid (Mamba-2) models only (its function is the
+one compare's Megatron-LM DSA fix row stands for; main has no DeepSeek-V4
+attention, and its hybrid function leaves out the MTP projection the dev
+branch's counts).
 
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
@@ -75,13 +77,26 @@ def moe_pattern(args):
     return [1 if i % freq == 0 else 0 for i in range(args["num_layers"])]
 
 
+def with_argument_defaults(args):
+    """`args` with what Megatron-LM's argument parsing and validation set where
+    a preset leaves them unset and the hybrid function still reads them (the
+    MLP width and top-k of layers a pattern may not have): ffn_hidden_size 4h
+    (8h/3 rounded down to 64 with SwiGLU), moe_router_topk 2."""
+    defaults = {"moe_router_topk": 2}
+    if args.get("ffn_hidden_size") is None:
+        h = args["hidden_size"]
+        defaults["ffn_hidden_size"] = int((4 * h * 2 / 3) / 64) * 64 if args.get("swiglu") else 4 * h
+    return {**defaults, **{k: v for k, v in args.items() if v is not None}}
+
+
 def megatron_main(checkout):
     """Megatron-LM's num_floating_point_operations (main, or dev)."""
     function, read, _ = megatron_baseline.load(checkout)
 
     def run(args, length):
         # Megatron-LM has no per-layer window: its function never reads one.
-        given = {k: v for k, v in args.items() if k not in ("window_size", "window_pattern", "maxtext")}
+        given = {k: v for k, v in with_argument_defaults(args).items()
+                 if k not in ("window_size", "window_pattern", "maxtext")}
         namespace = Settings(**{**dict.fromkeys(read), **given, "seq_length": length})
         return function(namespace, 1)
 
@@ -108,6 +123,8 @@ def megatron_bridge(checkout, megatron_lm):
 
     def run(args, length):
         model = dict.fromkeys(BRIDGE_FIELDS)
+        if args.get("hybrid_layer_pattern"):
+            args = with_argument_defaults(args)  # as Megatron-Core's TransformerConfig sets them
         for name, value in args.items():
             if name in ("padded_vocab_size", "group_query_attention", "seq_length", "window_size", "window_pattern",
                         "maxtext"):
@@ -284,21 +301,39 @@ def automodel_config(name, args, recipe_aligned=False):
                       mtp_num_hidden_layers=args.get("mtp_num_layers") or 0)
     if klass == "GptOssConfig":
         fields["intermediate_size"] = args["moe_ffn_hidden_size"]
+    if klass == "NemotronHConfig":
+        fields.update(hybrid_override_pattern=args["hybrid_layer_pattern"], mamba_num_heads=args["mamba_num_heads"],
+                      mamba_head_dim=args["mamba_head_dim"], ssm_state_size=args["mamba_state_dim"],
+                      n_groups=args["mamba_num_groups"],
+                      moe_shared_expert_intermediate_size=args.get("moe_shared_expert_intermediate_size"))
     return type(klass, (Settings,), {})(**{k: v for k, v in fields.items() if v is not None})
 
 
 def nemo_automodel(checkout):
-    """Its formula for each release config, as get_flops_formula_for_hf_config
-    picks it by the config's class."""
+    """Its formula for a config object, as get_flops_formula_for_hf_config
+    picks it by the config's class: run(config, length)."""
     _, _, namespace = megatron_baseline.load_function(
         [checkout], "nemo_automodel/components/utils/flops_utils.py", "get_flops_formula_for_hf_config")
 
-    def run(name, args, length, recipe_aligned=False):
-        config = automodel_config(name, args, recipe_aligned)
+    def run(config, length):
         return namespace["get_flops_formula_for_hf_config"](config)(config, gbs=1, seq_len=length)
 
     return run
 
+
+# Release configs of tests/data/hf that NeMo Automodel reads as they are, and
+# the class their config.json's auto_map names.
+AUTOMODEL_RELEASE_CONFIGS = (("nemotron-3-nano-30b-a3b.json", "NemotronHConfig"),)
+
+
+def release_config(config, klass):
+    """tests/data/hf/`config` as an object of `klass`, its fields verbatim."""
+    with open(os.path.join(ROOT, "tests", "data", "hf", config)) as f:
+        return type(klass, (Settings,), {})(**{k: v for k, v in json.load(f).items() if v is not None})
+
+
+# Megatron-LM arguments: Nemotron-H-56B under the gated-delta-product spec.
+GDP_HYBRID = "tests/data/compare/nemotron-h-56b-gdp.json"
 
 # gpt-oss-120b with its windows (a native config; the preset has none).
 WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
@@ -314,6 +349,8 @@ HF_CASES = (
         "group_query_attention": True, "num_query_groups": 4, "kv_channels": 128, "swiglu": True,
         "padded_vocab_size": 151936, "num_experts": 128, "moe_layer_freq": 1, "moe_router_topk": 8,
         "moe_ffn_hidden_size": 768}),
+    # Its preset is this config (the hybrid pattern, Mamba-2 and MoE sizes).
+    ("nemotron-3-nano-30b-a3b.json", "nemotron-3-nano-30b-a3b", {}),
     # Qwen3-Next's layers without an MTP depth (the config names none).
     ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
     # Kimi Linear: Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based)
@@ -326,6 +363,66 @@ HF_CASES = (
         "moe_shared_expert_intermediate_size": 1024,
         "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
         "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}),
+)
+
+
+def release_text_config(config):
+    """tests/data/hf/`config`'s language model: its text_config."""
+    with open(os.path.join(ROOT, "tests", "data", "hf", config)) as f:
+        return json.load(f)["text_config"]
+
+
+def kimi_k3_bridge_args(text):
+    """Megatron-Bridge's arguments for Kimi K3, as its KimiK3Bridge's
+    provider_bridge sets them from the text_config (the common config
+    mapping, then its own fields): MLA, a latent MoE on every layer from
+    first_k_dense_replace, the shared experts' width summed, the KDA layers
+    (1-based) of linear_attn_config, no MTP (num_nextn_predict_layers 0)."""
+    linear = text["linear_attn_config"]
+    layers = text["num_hidden_layers"]
+    return {
+        "num_layers": layers, "hidden_size": text["hidden_size"], "ffn_hidden_size": text["intermediate_size"],
+        "num_attention_heads": text["num_attention_heads"], "multi_latent_attention": True,
+        "q_lora_rank": text["q_lora_rank"], "kv_lora_rank": text["kv_lora_rank"],
+        "qk_head_dim": text["qk_nope_head_dim"], "qk_pos_emb_head_dim": text["qk_rope_head_dim"],
+        "v_head_dim": text["v_head_dim"], "swiglu": True, "padded_vocab_size": text["vocab_size"],
+        "num_experts": text["num_experts"], "moe_router_topk": text["num_experts_per_token"],
+        "moe_ffn_hidden_size": text["moe_intermediate_size"], "moe_latent_size": text["routed_expert_hidden_size"],
+        "moe_shared_expert_intermediate_size": text["moe_intermediate_size"] * text["num_shared_experts"],
+        "moe_layer_freq": [int(i >= text["first_k_dense_replace"] and i % text["moe_layer_freq"] == 0)
+                           for i in range(layers)],
+        "mtp_num_layers": text["num_nextn_predict_layers"], "kimi_kda_layers": tuple(linear["kda_layers"]),
+        "kimi_linear_num_heads": linear["num_heads"], "kimi_linear_head_dim": linear["head_dim"],
+        "kimi_linear_conv_kernel_size": linear["short_conv_kernel_size"]}
+
+
+def minimax_m3_bridge_args(text):
+    """Megatron-Bridge's arguments for MiniMax-M3, as its MiniMaxM3Bridge's
+    provider_bridge sets them from the text_config: GQA on every layer (the
+    indexer's fields are stored, never read by the FLOPs function), dense
+    layers dense_intermediate_size wide, experts intermediate_size wide, one
+    shared expert, the 0/1 moe_layer_freq list; mtp_num_layers forced to None
+    (the checkpoint ships no MTP weights)."""
+    return {
+        "num_layers": text["num_hidden_layers"], "hidden_size": text["hidden_size"],
+        "ffn_hidden_size": text["dense_intermediate_size"], "num_attention_heads": text["num_attention_heads"],
+        "group_query_attention": True, "num_query_groups": text["num_key_value_heads"],
+        "kv_channels": text["head_dim"], "swiglu": True, "padded_vocab_size": text["vocab_size"],
+        "num_experts": text["num_local_experts"], "moe_router_topk": text["num_experts_per_tok"],
+        "moe_ffn_hidden_size": text["intermediate_size"],
+        "moe_shared_expert_intermediate_size": text["n_shared_experts"] * text["shared_intermediate_size"],
+        "moe_layer_freq": [int(f) for f in text["moe_layer_freq"]], "mtp_num_layers": None}
+
+
+# Release-config presets that Megatron-Bridge's provider reads (its other
+# frameworks cannot count them): the preset, Bridge's arguments, and where
+# its provider leaves out part of the model, the arguments with the recipe
+# aligned (compare's row): MiniMax-M3's 7 MTP depths, which its config
+# builds and the provider forces off.
+BRIDGE_PROVIDER_CASES = (
+    ("kimi-k3", "kimi-k3.json", kimi_k3_bridge_args, None),
+    ("minimax-m3", "minimax-m3.json", minimax_m3_bridge_args,
+     lambda text: {"mtp_num_layers": text["num_mtp_modules"]}),
 )
 
 
@@ -437,6 +534,11 @@ def cases():
         yield (f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
                dict(presets["glm-5.2"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse))
     yield "gpt-oss-120b (windowed)", ["--config", WINDOWED_GPT_OSS], windowed_args(presets["gpt-oss-120b"])
+    # Nemotron-H-56B's M layers as gated delta products (Megatron-LM's
+    # gated-delta-product spec, 2 Householder reflections): only Megatron-LM
+    # main's hybrid function counts them.
+    with open(os.path.join(ROOT, GDP_HYBRID)) as f:
+        yield "nemotron-h-56b (gdp)", ["--args", GDP_HYBRID], json.load(f)
     for config, preset, args in HF_CASES:
         given = dict(presets[preset], **args) if preset else args
         if isinstance(given.get("linear_attention_freq"), list):
@@ -460,12 +562,18 @@ def check_automodel(cli, checkout, records):
     """NeMo Automodel on every preset it has a formula for; the number compare
     shows is its number for the recipe aligned (its MTP depths counted, the
     windows of the gpt-oss formula given): 1 per disagreement."""
-    run = nemo_automodel(checkout)
+    formula = nemo_automodel(checkout)
+
+    def run(name, args, length, recipe_aligned=False):
+        return formula(automodel_config(name, args, recipe_aligned), length)
+
     source = megatron_baseline.describe_checkout(checkout, "NeMo Automodel")
     differ = 0
     for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
         with open(path) as f:
             preset = json.load(f)
+        if "args" not in preset:
+            continue  # a release config (Gemma 4): no formula of Automodel's has its attention
         name, args = preset["name"], preset["args"]
         options = ["--preset", name]
         for length in LENGTHS:
@@ -490,6 +598,44 @@ def check_automodel(cli, checkout, records):
             differ += outcome is Outcome.DIFFER
             print(f"{name:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {aligned:.15e}  "
                   f"compare {compared}  ({source})")
+            records.append(record)
+    for config, klass in AUTOMODEL_RELEASE_CONFIGS:
+        options = ["--hf", "tests/data/hf/" + config]
+        for length in LENGTHS:
+            theirs = formula(release_config(config, klass), length)
+            compared = int(compare_rows(cli, options, length)["nemo-automodel"]["exact"])
+            outcome = Outcome.AGREE if agree(theirs, compared) else Outcome.DIFFER
+            differ += outcome is Outcome.DIFFER
+            print(f"{config:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {theirs:.15e}  "
+                  f"compare {compared}  ({source})")
+            records.append({"options": options, "seq_length": length, "framework": "nemo-automodel",
+                            "config_class": klass, "flops": float(theirs), "function": source.split(" (")[0]})
+    return differ
+
+
+def check_bridge_providers(cli, run, source, records):
+    """Megatron-Bridge on BRIDGE_PROVIDER_CASES: the number compare shows is
+    its number for the recipe aligned; the record also holds its number with
+    the provider's own arguments: 1 per disagreement."""
+    differ = 0
+    for name, config, bridge_args, aligned_args in BRIDGE_PROVIDER_CASES:
+        text = release_text_config(config)
+        args = bridge_args(text)
+        options = ["--preset", name]
+        for length in LENGTHS:
+            theirs = run(args, length)
+            record = {"options": options, "seq_length": length, "framework": "megatron-bridge",
+                      "flops": float(theirs), "function": source.split(" (")[0]}
+            if aligned_args:
+                record.update(recipe_flops=float(theirs), difference="mtp")
+                theirs = run(dict(args, **aligned_args(text)), length)
+                record["flops"] = float(theirs)
+            row = compare_rows(cli, options, length)["megatron-bridge"]
+            compared = None if row["flops"] is None else int(row["exact"])
+            outcome = Outcome.AGREE if compared is not None and agree(theirs, compared) else Outcome.DIFFER
+            differ += outcome is Outcome.DIFFER
+            print(f"{name:<24} {length:>7}  megatron-bridge  {outcome.value:<7} theirs {theirs:.15e}  "
+                  f"compare {compared if compared is not None else row['reason']}  ({source})")
             records.append(record)
     return differ
 
@@ -540,8 +686,9 @@ def main():
             for name, (run, source) in runners.items():
                 if "num_layers" not in args and name != "maxtext":
                     continue  # no other framework's function has the model
-                if name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid":
-                    continue  # Megatron-LM's dev branch: DeepSeek-V4 only
+                if (name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid"
+                        and not args.get("hybrid_layer_pattern")):
+                    continue  # Megatron-LM's dev branch: DeepSeek-V4 and hybrid patterns only
                 row = rows[name]
                 if row["flops"] is None:
                     print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")
@@ -553,6 +700,8 @@ def main():
                       f"compare {ours}  ({source})")
                 records.append({"options": source_options, "seq_length": length, "framework": name,
                                 "flops": float(theirs), "function": source.split(" (")[0]})
+    if "megatron-bridge" in runners:
+        differ += check_bridge_providers(options.cli, *runners["megatron-bridge"], records)
     automodel_records = []
     if env("NEMO_AUTOMODEL"):
         differ += check_automodel(options.cli, env("NEMO_AUTOMODEL"), automodel_records)

@@ -387,19 +387,223 @@ TEST(CompareTest, DifferencesAreNamedAndOnlyNonZero) {
   EXPECT_TRUE(model.differences.empty());
 }
 
+// A hybrid pattern (MGM*-E / ME): a Mamba-2 layer 12 wide (3 heads of 4,
+// state 4), attention of 2 heads 6 wide with an output gate, an ungated MLP, an
+// ungated MoE with a shared expert; one MTP depth of a Mamba-2 and an MoE layer.
+Model hybrid_mamba_model(MegatronPath path) {
+  const Layer mamba{Mixer{Mamba2{12, 3, 1, 4}}, std::nullopt};
+  const Layer attention{Mixer{GqaAttention{.num_heads = 2, .num_query_groups = 1, .head_dim = 6, .output_gate = true}},
+                        std::nullopt};
+  const Layer experts{std::nullopt, ChannelMixer{Moe{kExperts, kTopk, kExpertFfn, kExpertFfn, {}, false}}};
+  Model model = model_of({mamba, attention, Layer{std::nullopt, ChannelMixer{DenseMlp{kFfn, false}}}, experts},
+                         {{mamba, experts}});
+  model.megatron_path = path;
+  return model;
+}
+
+TEST(CompareTest, HybridMambaByEachFrameworksRule) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(hybrid_mamba_model(MegatronPath::kHybrid), s);
+    const Int128 S = s;
+    // FMAs per token: Mamba-2 of width d, h (2d + 2 groups state + heads) + d h;
+    // attention h (q + 2 kv + gate) + q h; the MLP 2 h ffn; the MoE 2 h ffn
+    // (top-k + shared); an MTP depth's projection and norms 2h^2 + 3h.
+    const auto mamba = [](Int128 d) { return kH * (2 * d + 2 * 4 + 3) + d * kH; };
+    const Int128 mlp = 2 * kH * kFfn, experts = 2 * kH * kExpertFfn * (kTopk + 1), projection = 2 * kH * kH + 3 * kH;
+    // trainflops model: width 12, the gate, exact pairs, the scan's 7 d state
+    // FLOPs; every product trained (x3).
+    expect_flops(got, "trainflops-model",
+                 6 * S * (2 * mamba(12) + (kH * 36 + 12 * kH) + mlp + 2 * experts + projection + 2 * kLogits) +
+                     3 * S * 2 * (7 * 12 * 4) + 6 * 24 * S * (S + 1) / 2);
+    // Megatron-LM's hybrid_flops: Mamba-2 2h wide, no gate, S^2/2 pairs, the
+    // pattern's layers and logits for the MTP depth; the dev branch adds its
+    // projection and norms; Megatron-Bridge's hybrid_flops is main's.
+    const Int128 main = 6 * S * (2 * mamba(2 * kH) + (kH * 24 + 12 * kH) + mlp + 2 * experts + 2 * kLogits) +
+                        3 * S * 2 * (7 * 16 * 4) + 3 * 24 * S * S;
+    expect_flops(got, "megatron-lm", main);
+    expect_flops(got, "megatron-lm-dsa-fix", main + 6 * S * projection);
+    expect_flops(got, "megatron-bridge", main);
+    // NeMo Automodel's nemotronh_flops: 6 T h (h + 2 h g/n + S + h) per
+    // attention layer; the MLP as gated (18 T h ffn); the experts and their
+    // router (6 T h E); the decoder's layers and logits alone.
+    expect_flops(got, "nemo-automodel",
+                 6 * S * (kH * (kH + kH + kH) + mamba(12) + 3 * kH * kFfn + experts + kRouter + kLogits) +
+                     6 * kH * S * S + 21 * S * 12 * 4);
+    expect_flops(got, "maxtext", -1);
+    expect_flops(got, "torchtitan", -1);
+    expect_flops(got, "nemo-rl", -1);
+  }
+  // Its benchmark recipe adds the MTP depths its formula leaves out.
+  const Comparison c = compare_frameworks(hybrid_mamba_model(MegatronPath::kHybrid), 6, 1).value();
+  const FrameworkCount& automodel = c.frameworks[static_cast<std::size_t>(Framework::kNemoAutomodel)];
+  ASSERT_EQ(automodel.recipe_differences.size(), 1u);
+  EXPECT_NE(automodel.recipe_differences[0].find("benchmark recipe adds the MTP depths"), std::string::npos);
+}
+
+TEST(CompareTest, WhyAFrameworkCannotCountAMambaModel) {
+  const auto reasons = [](const Model& model) {
+    std::map<std::string, std::string> out;
+    const Result<Comparison> c = compare_frameworks(model, 4, 1);
+    EXPECT_TRUE(c.ok()) << c.error().message();
+    if (!c.ok()) return out;
+    for (const FrameworkCount& f : c.value().frameworks) {
+      out[std::string(framework_name(f.framework))] = f.reason;
+    }
+    return out;
+  };
+  const auto hybrid = reasons(hybrid_mamba_model(MegatronPath::kHybrid));
+  EXPECT_EQ(hybrid.at("maxtext"), "MaxText has no Mamba-2 layer (no Nemotron-H model)");
+  EXPECT_EQ(hybrid.at("torchtitan"), "torchtitan has no Mamba-2 model");
+  EXPECT_EQ(hybrid.at("nemo-rl"),
+            "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only: its "
+            "nemotronh formula is mapped from no config (a Nemotron-H config raises \"Unsupported config type\")");
+  // Without a hybrid pattern Megatron-LM's transformer function has no Mamba-2.
+  const auto standard = reasons(hybrid_mamba_model(MegatronPath::kStandard));
+  EXPECT_EQ(standard.at("megatron-lm"),
+            "Megatron-LM's transformer function has no Mamba-2 term (its hybrid function, for a hybrid_layer_pattern, "
+            "has)");
+  EXPECT_EQ(standard.at("megatron-bridge"),
+            "Megatron-Bridge's transformer function has no Mamba-2 term (its hybrid function, for a "
+            "hybrid_layer_pattern, has)");
+  // MLA in a hybrid pattern: neither hybrid function reads it; Automodel's
+  // Nemotron-H formula has no gated experts.
+  Model mla_hybrid = hybrid_mamba_model(MegatronPath::kHybrid);
+  mla_hybrid.layers = std::vector<Layer>{mla_hybrid.layers[0], Layer{Mixer{mla()}, std::nullopt}};
+  const auto with_mla = reasons(mla_hybrid);
+  EXPECT_EQ(with_mla.at("megatron-lm"),
+            "Megatron-LM's hybrid function counts Mamba-2, gated delta net and grouped-query attention layers only (M, "
+            "G and * of the pattern); this model has mla layers");
+  EXPECT_EQ(with_mla.at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula counts Mamba-2 and grouped-query attention layers only");
+  Model gated = hybrid_mamba_model(MegatronPath::kHybrid);
+  gated.mtp_depths.clear();
+  gated.layers = std::vector<Layer>{gated.layers[0], Layer{std::nullopt, ChannelMixer{moe(kExpertFfn)}}};
+  EXPECT_EQ(reasons(gated).at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula charges every expert ungated (relu2); this model's are gated");
+  Model two_widths = hybrid_mamba_model(MegatronPath::kHybrid);
+  two_widths.mtp_depths.clear();
+  two_widths.layers = std::vector<Layer>{two_widths.layers[0], Layer{Mixer{Mamba2{16, 4, 1, 4}}, std::nullopt}};
+  EXPECT_EQ(reasons(two_widths).at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula reads one config: one Mamba-2 shape, one head count, one MLP width "
+            "and one MoE shape for every layer");
+}
+
+// A dense GQA layer, then MiniMax-M3's kind: block-sparse attention (blocks
+// of 2 keys, 2 of them per query, an indexer of 1 head of 2) with MoE, and
+// one MTP depth copying it.
+Model block_sparse_model() {
+  const BlockSparseAttention sparse{
+      .attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim},
+      .indexer_num_heads = 1,
+      .indexer_head_dim = 2,
+      .block_size = 2,
+      .topk_blocks = 2};
+  const Layer sparse_layer{Mixer{sparse}, ChannelMixer{moe(kExpertFfn)}};
+  return model_of({gqa_layer(dense()), sparse_layer}, {{sparse_layer}});
+}
+
+TEST(CompareTest, BlockSparseByEachFrameworksRule) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(block_sparse_model(), s);
+    const Int128 S = s;
+    // Megatron-Bridge (MiniMax-M3's provider): every layer dense GQA over
+    // S^2/2 pairs, no indexer; the MTP depth as a transformer MTP layer (its
+    // projection and norms, its logits).
+    const Int128 per_token = kGqaProjections + kDenseMlp + 2 * (kGqaProjections + kRouted + kShared);
+    expect_flops(got, "megatron-bridge", 6 * S * (per_token + 2 * kH * kH + 3 * kH + 2 * kLogits) + 6 * 3 * kQ * S * S);
+    for (const char* other :
+         {"megatron-lm", "megatron-lm-dsa-fix", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}) {
+      expect_flops(got, other, -1);
+    }
+  }
+  const Comparison c = compare_frameworks(block_sparse_model(), 6, 1).value();
+  const FrameworkCount& bridge = c.frameworks[static_cast<std::size_t>(Framework::kMegatronBridge)];
+  EXPECT_TRUE(std::any_of(bridge.differences.begin(), bridge.differences.end(), [](const ConventionDifference& d) {
+    return d.kind == ConventionKind::kBlockSparse && d.choice == "dense GQA over causal pairs, no indexer";
+  }));
+  ASSERT_EQ(bridge.recipe_differences.size(), 1u);
+  EXPECT_EQ(bridge.recipe_differences[0],
+            "Megatron-Bridge's MiniMax-M3 provider forces mtp_num_layers to None (the checkpoint ships no MTP "
+            "weights): run with it, its number leaves out the 1 MTP depths; shown with them, as mtp_num_layers = 1 "
+            "counts them");
+  const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  EXPECT_EQ(reason(Framework::kMegatronMain),
+            "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
+            "provider runs it");
+  EXPECT_EQ(reason(Framework::kMegatronDsaFix), reason(Framework::kMegatronMain));
+  EXPECT_EQ(reason(Framework::kMaxText), "MaxText has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kTorchtitan), "torchtitan has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kNemoRl),
+            "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; this "
+            "model has other attention");
+  EXPECT_EQ(reason(Framework::kNemoAutomodel)
+                .rfind("NeMo Automodel has no block-sparse attention formula (none is mapped from MiniMaxM3VLConfig or "
+                       "MiniMaxM3VLTextConfig): get_flops_formula_for_hf_config falls back to transformer_flops",
+                       0),
+            0u);
+}
+
+// A gated delta product (d = 16, 2 heads, 1 group, state 4, 2 Householder
+// reflections) and a GQA layer with a dense MLP, on a hybrid pattern.
+Model gated_delta_product_model() {
+  Model model = model_of({Layer{Mixer{GatedDeltaProduct{16, 2, 1, 4, 2}}, std::nullopt}, gqa_layer(dense())});
+  model.megatron_path = MegatronPath::kHybrid;
+  return model;
+}
+
+TEST(CompareTest, GatedDeltaProductOnlyMegatronLmMainCounts) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(gated_delta_product_model(), s);
+    const Int128 S = s;
+    // Megatron-LM main's gated_delta_product_layer_flops: h (d (1 + H) + g
+    // state (1 + H) + heads (1 + H)) + 4 (d H + g state (1 + H)) + d h FMAs per
+    // token, and (4 H + 3) d state FLOPs of recurrence; its attention over S^2/2
+    // pairs.
+    const Int128 gdp = kH * (16 * 3 + 4 * 3 + 2 * 3) + 4 * (16 * 2 + 4 * 3) + 16 * kH;  // 832
+    expect_flops(got, "megatron-lm",
+                 6 * S * (gdp + kGqaProjections + kDenseMlp + kLogits) + 3 * S * (11 * 16 * 4) + 6 * kQ * S * S);
+    for (const char* other :
+         {"megatron-lm-dsa-fix", "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}) {
+      expect_flops(got, other, -1);
+    }
+  }
+  const Comparison c = compare_frameworks(gated_delta_product_model(), 4, 1).value();
+  const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  EXPECT_EQ(reason(Framework::kMegatronDsaFix),
+            "Megatron-LM's dev branch has no gated delta product: its hybrid function charges the M layers of a "
+            "gated-delta-product spec as Mamba-2 (main's counts them)");
+  EXPECT_EQ(reason(Framework::kMegatronBridge),
+            "Megatron-Bridge's hybrid function has no gated delta product: it charges every M layer as Mamba-2 "
+            "(Megatron-LM main's counts them)");
+  EXPECT_EQ(reason(Framework::kMaxText), "MaxText has no gated delta product");
+  EXPECT_EQ(reason(Framework::kNemoAutomodel), "NeMo Automodel has no gated delta product formula");
+  Model standard = gated_delta_product_model();
+  standard.megatron_path = MegatronPath::kStandard;
+  EXPECT_EQ(
+      compare_frameworks(standard, 4, 1).value().frameworks[static_cast<std::size_t>(Framework::kMegatronMain)].reason,
+      "Megatron-LM's transformer function has no gated delta product term (Megatron-LM main's hybrid function, "
+      "for a hybrid_layer_pattern under a gated-delta-product spec, has)");
+}
+
 TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
-  Model mamba = model_of({Layer{Mixer{Mamba2{16, 2, 1, 4}}, std::nullopt}, gqa_layer(dense())});
-  const Result<Comparison> c = compare_frameworks(mamba, 4, 1);
+  DsaGqaAttention dsa_gqa{.attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim}};
+  dsa_gqa.indexer = DsaIndexer{.num_heads = 1, .head_dim = 2, .topk = 2};
+  const Model sparse = model_of({Layer{Mixer{dsa_gqa}, ChannelMixer{dense()}}, gqa_layer(dense())});
+  const Result<Comparison> c = compare_frameworks(sparse, 4, 1);
   ASSERT_TRUE(c.ok()) << c.error().message();
   for (const FrameworkCount& f : c.value().frameworks) {
     const bool trainflops = f.framework == Framework::kTrainflopsModel || f.framework == Framework::kTrainflopsExecuted;
     EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
     if (!trainflops) {
       EXPECT_EQ(f.reason,
-                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and "
-                "V4.1 attention, QSA, gated delta net and Kimi Delta Attention layers only");
+                "the model has dsa-gqa layers; compare models the frameworks' counts of GQA, MLA, DSA, "
+                "DeepSeek-V4 and V4.1 attention, QSA, block-sparse attention, gated delta net, Kimi Delta Attention, "
+                "Mamba-2 and gated delta product layers only");
     }
   }
   Model overflow = windowed_moe_model();
