@@ -212,7 +212,8 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
 }
 
 // What the presets count in their layouts, at h = the model's: Llama-3.1-8B's
-// 65 norms (two per layer, the final one); gpt-oss-120b's biases and sinks.
+// 65 norms (two per layer, the final one); gpt-oss-120b's biases and sinks;
+// Gemma-4-26B-A4B's norms and scalars.
 TEST(PresetZooTest, ParametersByKind) {
   const ModelParameters llama = parameters_of(find_preset("llama-3.1-8b").value());
   ASSERT_EQ(llama.kinds.size(), 3u);
@@ -235,6 +236,17 @@ TEST(PresetZooTest, ParametersByKind) {
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kBias].active), std::to_string(36 * (5120 + 2880 + 4 * 8640 + 128)));
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kPerHeadScalar].total), std::to_string(36 * 64));  // sinks
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kRouter].total), std::to_string(36 * 128 * 2880));
+
+  // Gemma-4-26B-A4B, per layer: four norms around the attention and the MLP,
+  // the MoE block's three and the router's input scale (8 x 2816); the query
+  // and key norms (2 x 256 on 25 sliding layers, 2 x 512 on 5 global ones);
+  // the final norm. Per layer: 128 per-expert scales and the layer's scalar.
+  const ModelParameters gemma = parameters_of(find_preset("gemma-4-26b-a4b").value());
+  kinds.clear();
+  for (const KindParameters& part : gemma.kinds) kinds[part.kind] = part.count;
+  EXPECT_EQ(to_decimal(kinds[ParameterKind::kNorm].total),
+            std::to_string(30 * 8 * 2816 + 25 * 2 * 256 + 5 * 2 * 512 + 2816));
+  EXPECT_EQ(to_decimal(kinds[ParameterKind::kPerHeadScalar].total), std::to_string(30 * (128 + 1)));
 }
 
 // Within 1% of the published figure, or within half its rounding unit when it
