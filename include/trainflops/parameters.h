@@ -66,7 +66,8 @@
 //     latent norms (and V4.1's compressed latent's and index keys'), the DSA
 //     indexer's key LayerNorm (weight and bias of hd), the gated delta net's
 //     output norm (vd / heads, shared by the heads), Mamba-2's gated norm (d);
-//     the query and key norms when set; a LayerNorm has twice an RMSNorm's;
+//     the query and key norms when set (no key norm on a layer that reuses
+//     another layer's keys); a LayerNorm has twice an RMSNorm's;
 //   - biases, when set: every projection's (linear_biases: the router's too,
 //     each expert's) or the query, key and value projections' (qkv_biases);
 //     Mamba-2's convolution bias (d + 2 groups state);

@@ -109,8 +109,13 @@ void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
   if (layout.linear_biases) p.add(ParameterKind::kBias, h);
   switch (layout.qk_norm) {
     case ParameterLayout::QkNorm::kNone: break;
-    case ParameterLayout::QkNorm::kPerHead: p.add(ParameterKind::kNorm, c.norm(2 * (q / n))); break;
-    case ParameterLayout::QkNorm::kAllHeads: p.add(ParameterKind::kNorm, c.norm(q + kv)); break;
+    // A layer that reuses another layer's keys normalizes none of its own.
+    case ParameterLayout::QkNorm::kPerHead:
+      p.add(ParameterKind::kNorm, c.norm((a.reuses_key_value ? 1 : 2) * (q / n)));
+      break;
+    case ParameterLayout::QkNorm::kAllHeads:
+      p.add(ParameterKind::kNorm, c.norm(q + (a.reuses_key_value ? 0 : kv)));
+      break;
   }
   if (layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
 }

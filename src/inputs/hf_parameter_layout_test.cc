@@ -91,6 +91,11 @@ TEST(HfParameterLayoutTest, LayoutFieldsCountWhatTheModelHolds) {
       // 64 x 8 router with its input scale (64) and per-expert scales (8), the
       // experts' input norm and each branch's output norm (3 x 64).
       {small("gemma4_text", gemma4 + gemma4_experts), 2 * (31009 + 8 * 6144 + 512 + 64 + 8 + 192) + 64000 + 64},
+      // A layer that reuses the previous layer's keys and values has no key
+      // and value projections (2 x 64 x 32) and no key norm (16).
+      {small("gemma4_text", R"(, "sliding_window": 8, "num_kv_shared_layers": 1,)"
+                            R"( "layer_types": ["sliding_attention", "sliding_attention"])"),
+       2 * 31009 - 4096 - 16 + 64000 + 64},
   };
   for (const auto& [config, total] : cases) {
     SCOPED_TRACE(config);

@@ -201,7 +201,9 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
     const ModelParameters p = parameters_of(find_preset(row["preset"].get<std::string>()).value());
     if (row.contains("counts")) {
       std::vector<ParameterPart> parts;
-      for (const nlohmann::json& part : row["counts"]) parts.push_back(parse_parameter_part(part.get<std::string>()).value());
+      for (const nlohmann::json& part : row["counts"]) {
+        parts.push_back(parse_parameter_part(part.get<std::string>()).value());
+      }
       EXPECT_EQ(to_decimal(p.sum(parts).total), std::to_string(expected));
     } else {
       EXPECT_EQ(to_decimal(p.total().total), std::to_string(expected));
