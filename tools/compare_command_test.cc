@@ -55,7 +55,7 @@ TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
 }
 
 // tests/data/compare/framework_functions.jsonl: what Megatron-LM's (main, and
-// its dev branch on DeepSeek-V4), Megatron-Bridge's, MaxText's and NeMo-RL's
+// its dev branch on DeepSeek-V4 and hybrid patterns), Megatron-Bridge's, MaxText's and NeMo-RL's
 // own FLOPs functions returned, run from their source by
 // validation/framework_functions.py, on the presets, the release configs of
 // tests/data/hf, DeepSeek-V4 configs and a few variants, at three lengths.
@@ -88,7 +88,7 @@ TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
     frameworks.insert(record["framework"].get<std::string>());
     ++records;
   }
-  EXPECT_GE(records, 270u);
+  EXPECT_GE(records, 300u);
   EXPECT_EQ(frameworks,
             (std::set<std::string>{"maxtext", "megatron-bridge", "megatron-lm", "megatron-lm-dsa-fix", "nemo-rl"}));
 }
@@ -128,8 +128,60 @@ TEST(CompareCommandTest, NemoAutomodelRowsAreWhatItsOwnFormulasReturned) {
     aligned += record.contains("difference");
     ++records;
   }
-  EXPECT_EQ(records, 39u);  // 13 presets at 3 lengths (the two hybrid Mamba models it counts, compare does not)
+  EXPECT_EQ(records, 48u);  // 15 presets and Nemotron-3-Nano's release config at 3 lengths
   EXPECT_EQ(aligned, 9u);   // deepseek-v3 and deepseek-v3.2 (MTP), gpt-oss-120b (windows)
+}
+
+// The hybrid Mamba-2 models: each framework's row names what separates it
+// from model mode (the numbers are in the record files above).
+TEST(CompareCommandTest, HybridMambaRowsNameTheirConventions) {
+  const auto differences = [](const std::string& preset) {
+    std::map<std::string, std::set<std::string>> out;
+    const nlohmann::json c = json_of("compare --preset " + preset + " --seq-length 4096");
+    for (const nlohmann::json& f : c["frameworks"]) {
+      std::set<std::string>& names = out[f["name"].get<std::string>()];
+      if (f["flops"].is_null()) {
+        names.insert("cannot express");
+        continue;
+      }
+      for (const nlohmann::json& d : f["differences"]) names.insert(d["convention"].get<std::string>());
+    }
+    return out;
+  };
+  const std::set<std::string> none = {"cannot express"};
+  // Nemotron-3-Nano: 64 Mamba heads of 64 (4096), which Megatron-LM's and
+  // Bridge's hybrid functions take as 2h = 5376; 32 attention heads of 128
+  // (4096), which Automodel's formula takes as h = 2688.
+  const auto nano = differences("nemotron-3-nano-30b-a3b");
+  for (const char* megatron : {"megatron-lm", "megatron-lm-dsa-fix", "megatron-bridge"}) {
+    EXPECT_EQ(nano.at(megatron), (std::set<std::string>{"causal_pairs", "mamba_width"})) << megatron;
+  }
+  EXPECT_EQ(nano.at("nemo-automodel"), (std::set<std::string>{"causal_pairs", "moe_router", "attention_width"}));
+  for (const char* other : {"maxtext", "torchtitan", "nemo-rl"}) EXPECT_EQ(nano.at(other), none) << other;
+  // Nemotron-H-56B: widths as the functions take them; Automodel charges its
+  // squared-ReLU MLPs as gated.
+  const auto dense = differences("nemotron-h-56b");
+  EXPECT_EQ(dense.at("megatron-lm"), (std::set<std::string>{"causal_pairs"}));
+  EXPECT_EQ(dense.at("nemo-automodel"), (std::set<std::string>{"causal_pairs", "ungated_mlp"}));
+}
+
+// NeMo Automodel maps no formula from the config classes of Gemma 4, Kimi
+// Linear and DeepSeek-V4: it reports its generic transformer_flops estimate,
+// which compare names instead of modelling.
+TEST(CompareCommandTest, NemoAutomodelFallbackIsNamed) {
+  for (const auto& [source, formula] : std::vector<std::pair<std::string, std::string>>{
+           {"--preset gemma-4-31b", "NeMo Automodel has no Gemma 4 formula"},
+           {"--preset kimi-linear-48b-a3b", "NeMo Automodel has no Kimi Delta Attention formula"},
+           {"--hf " + data("compare/deepseek-v4-flash.json"), "NeMo Automodel has no DeepSeek-V4 formula"}}) {
+    SCOPED_TRACE(source);
+    const nlohmann::json c = json_of("compare " + source + " --seq-length 4096");
+    const nlohmann::json& row = c["frameworks"][8];
+    ASSERT_EQ(row["name"], "nemo-automodel");
+    ASSERT_TRUE(row["flops"].is_null());
+    const std::string reason = row["reason"];
+    EXPECT_EQ(reason.rfind(formula, 0), 0u) << reason;
+    EXPECT_NE(reason.find("falls back to transformer_flops"), std::string::npos) << reason;
+  }
 }
 
 // tests/data/compare/nemo_automodel_2026.jsonl: what NeMo Automodel's

@@ -1,6 +1,7 @@
-"""Attention references: GQA (with or without output gate, dense or
-block-sparse), dense MLA, and the absorbed-MLA sparse attention of DSA and
-KPool layers.
+"""Attention references: GQA (with or without output gate, dense or over
+the keys an indexer selects: block-sparse here, QSA in
+compressed_block_sparse.py), dense MLA, and the absorbed-MLA sparse
+attention of DSA and KPool layers.
 
 Core attention runs one query row at a time over exactly the keys that row
 sees: a causal kernel skips masked (query, key) pairs, so the reference never
@@ -264,11 +265,11 @@ def sparse_core_attention(query, key, value, key_rows, tags):
     return torch.stack(rows)
 
 
-def block_sparse_attention(attention, block_sparse, p, indexer, x, batch, tags, recompute_core):
-    """GQA whose core attends the keys block_sparse_key_rows selects."""
+def selected_keys_attention(attention, p, x, batch, key_rows, tags, recompute_core):
+    """GQA whose core attends, for each query t, the token indices key_rows[t]
+    a forward-only indexer selected (block-sparse attention, QSA)."""
     positions = batch.positions()
     tokens, n, g, d = x.shape[0], attention.num_heads, attention.num_groups, attention.head_dim
-    key_rows = block_sparse_key_rows(block_sparse, indexer, x, batch, tags)
     with tags.scope(component="attention_projections"):
         query = F.linear(x, p.query).view(tokens, n, d)
         key = F.linear(x, p.key).view(tokens, g, d)

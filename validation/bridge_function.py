@@ -1,8 +1,9 @@
 """Megatron-Bridge's num_floating_point_operations, run from its source
 without Megatron-Core installed: the imports of flop_utils.py that the
-function does not reach on a non-hybrid, non-GDN, non-LoRA model are stand-ins
-that fail when called, and the vocabulary padding is Megatron-LM's own
-megatron/training/vocab_utils.py. What validation/framework_functions.py
+function does not reach on a non-GDN, non-LoRA model are stand-ins that fail
+when called; the hybrid pattern's parser and the vocabulary padding are
+Megatron-LM's own (megatron/core/models/hybrid/hybrid_layer_allocation.py,
+megatron/training/vocab_utils.py). What validation/framework_functions.py
 uses when Megatron-Bridge's imports of Megatron-Core cannot be resolved from
 the source alone.
 
@@ -53,9 +54,13 @@ def load(bridge, megatron_lm):
         "is_gated_delta_net_variant")
     _module("megatron.core.models.gpt.experimental_attention_variant_module_specs",
             is_gated_delta_net_variant=is_gdn)
-    _module("megatron.core.models.hybrid.hybrid_layer_allocation", Symbols=None,
-            get_hybrid_layer_counts=_unreached("hybrid"), parse_hybrid_pattern=_unreached("hybrid"))
-    _module("megatron.core.utils", get_attr_wrapped_model=_unreached("get_attr_wrapped_model"))
+    _module("megatron.core.utils", get_attr_wrapped_model=_unreached("get_attr_wrapped_model"),
+            log_on_each_pipeline_stage=_unreached("log_on_each_pipeline_stage"),
+            log_single_rank=_unreached("log_single_rank"))
+    # A hybrid pattern's layer counts: Megatron-LM's own parser (its module
+    # needs torch and the two logging helpers above, which counting never calls).
+    _load("megatron.core.models.hybrid.hybrid_layer_allocation",
+          os.path.join(megatron_lm, "megatron/core/models/hybrid/hybrid_layer_allocation.py"))
     _module("megatron.bridge.data.packing.algorithms", calculate_avg_seqlen=_unreached("calculate_avg_seqlen"))
     _module("megatron.bridge.peft.lora", LoRA=type("LoRA", (), {}))
     _module("megatron.bridge.training.config", ConfigContainer=object)

@@ -10,6 +10,7 @@ name and the seed alone.
 import dataclasses
 import random
 
+from validation.config import config_from_args, with_native_mixer
 from validation.model import RECOMPUTE
 
 
@@ -20,7 +21,11 @@ class Case:
     docs: tuple  # packed document lengths
     recompute: str
     seed: int
-    block_sparse: dict | None = None  # block-sparse attention on the GQA of `args` (config.BlockSparse's fields)
+    native_mixer: dict | None = None  # a mixer on the GQA of `args` (config.with_native_mixer)
+
+    def config(self):
+        """The reference model's config.Config."""
+        return with_native_mixer(config_from_args(self.args), self.native_mixer)
 
     def describe(self):
         return f"docs {','.join(map(str, self.docs))}, recompute {self.recompute}"
@@ -188,9 +193,88 @@ def _block_sparse_case(rng, index):
     size = 1 if index % 4 == 0 else rng.choice([2, 3, 4, 8])
     blocks = -(-max(docs) // size)
     topk = rng.randint(1, max(1, blocks - 1)) if index % 2 == 0 else rng.randint(blocks, blocks + 2)
-    block_sparse = {"indexer_num_heads": rng.choice([1, 2, 3]), "indexer_head_dim": rng.choice([4, 8]),
+    block_sparse = {"type": "block_sparse", "indexer_num_heads": rng.choice([1, 2, 3]),
+                    "indexer_head_dim": rng.choice([4, 8]),
                     "block_size": size, "topk_blocks": topk, "init_blocks": rng.randint(0, topk - 1)}
     return args, docs, block_sparse
+
+
+def _qsa_case(rng, index):
+    """QSA on GQA: blocks of several keys, a budget below and at or above
+    the longest document's complete blocks, indexer key heads shared by
+    groups of query heads (one key head for all, one for each pair, one each)."""
+    args = _base(rng, layers=rng.randint(1, 3))
+    _gqa(rng, args, gate=rng.random() < 0.5)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    docs = _documents(rng)
+    size = rng.choice([2, 3, 4, 8])
+    blocks = max(docs) // size
+    budget_blocks = rng.randint(1, max(1, blocks - 1)) if index % 2 == 0 else rng.randint(max(blocks, 1), blocks + 2)
+    query_heads = rng.choice([2, 4])
+    key_heads = (1, 2, query_heads)[index % 3]
+    qsa = {"type": "qsa", "indexer_num_heads": query_heads, "indexer_key_heads": key_heads,
+           "indexer_head_dim": rng.choice([4, 8]), "block_size": size, "budget": budget_blocks * size}
+    return args, docs, qsa
+
+
+def _kda_case(rng, index):
+    """Kimi Delta Attention in place of the attention (the GQA arguments give
+    the rest of the model): full-rank and low-rank output gates, packed
+    documents, dense MLP or MoE, with and without MTP."""
+    args = _base(rng)
+    _gqa(rng, args, gate=False)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    head_dim = rng.choice([4, 6, 8])
+    kda = {"type": "kda", "num_heads": rng.choice([1, 2, 3]), "head_dim": head_dim,
+           "conv_kernel_dim": rng.choice([2, 3, 4]), "forget_gate_rank": rng.choice([2, 3, head_dim]),
+           "output_gate_rank": rng.choice([2, head_dim]) if index % 2 else None}
+    return args, _documents(rng), kda
+
+
+def _csa2_case(rng, index):
+    """DeepSeek-V4.1 attention in place of the attention: a window-only
+    layer, a layer that writes the cache and runs an indexer, then layers
+    that read it and run their own indexer or reuse the last one's choice;
+    every third case two-level top-k (a candidate source, then consumers);
+    top-k below and at or above the longest document's entries; an MTP
+    layer with its own cache. Two-level cases keep top-k at or below the
+    (K - 1) B + 1 entries that K candidate blocks of B always hold (the
+    query's own block may be partial): trainflops charges a consumer
+    min(k, entries seen), which a top-k above the candidates exceeds."""
+    args = _base(rng, layers=rng.randint(3, 4))
+    _gqa(rng, args, gate=False)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    docs = _documents(rng)
+    ratio = rng.choice([r for r in (1, 2, 4) if r <= max(docs)])
+    heads = rng.choice([2, 4])
+    common = {"num_heads": heads, "head_dim": rng.choice([4, 8]), "q_lora_rank": rng.choice([8, 12]),
+              "o_groups": rng.choice([1, 2]), "o_lora_rank": rng.choice([4, 8]), "window": rng.choice([1, 3, 8, 16])}
+    entries = max(docs) // ratio
+    topk = rng.randint(1, max(1, entries - 1)) if index % 2 == 0 else rng.randint(entries, entries + 3)
+    indexer = {"indexer_num_heads": rng.choice([1, 2, 4]), "indexer_head_dim": rng.choice([4, 8])}
+    cache = {**common, "compress_ratio": ratio, "topk": topk}
+    two_level = index % 3 == 1
+    candidates = {"candidate_blocks": rng.randint(2, 3), "candidate_block_size": rng.randint(1, 3)}
+    if two_level:
+        always_held = (candidates["candidate_blocks"] - 1) * candidates["candidate_block_size"] + 1
+        cache["topk"] = rng.randint(max(1, always_held - 1), always_held)
+    writer = {**cache, **indexer, "writes_cache": True, "runs_indexer": True}
+    if two_level:
+        writer.update(candidates="source", **candidates)
+    layers = [common, writer]
+    for number in range(3, args["num_layers"] + 1):
+        if rng.random() < 0.5 or (two_level and number == 3):
+            layers.append({**cache, **indexer, "runs_indexer": True,
+                           **({"candidates": "consumer", **candidates} if two_level else {})})
+        else:
+            layers.append(cache)
+    if index == 0:
+        args["mtp_num_layers"] = 1
+    mtp = {**cache, **indexer, "writes_cache": True, "runs_indexer": True} if args["mtp_num_layers"] else None
+    return args, docs, {"type": "csa2", "layers": layers, "mtp": mtp}
 
 
 def _mhc_case(rng, index):
@@ -208,7 +292,7 @@ def _mhc_case(rng, index):
     return args, _documents(rng)
 
 
-# family -> (number of cases, builder(rng, index) -> (args, docs) or (args, docs, block_sparse))
+# family -> (number of cases, builder(rng, index) -> (args, docs) or (args, docs, native_mixer))
 FAMILIES = {
     "gqa": (8, _gqa_case),
     "mla": (6, _mla_case),
@@ -219,6 +303,9 @@ FAMILIES = {
     "mtp": (6, _mtp_case),
     "packed": (4, _packed_case),
     "block-sparse": (8, _block_sparse_case),
+    "qsa": (6, _qsa_case),
+    "kda": (6, _kda_case),
+    "csa2": (6, _csa2_case),
     "mhc": (6, _mhc_case),
 }
 
@@ -230,7 +317,7 @@ def generate(seed):
         for index in range(count):
             name = f"{family}-{index + 1}"
             rng = random.Random(f"{seed}/{name}")
-            args, docs, *block_sparse = build(rng, index)
+            args, docs, *native_mixer = build(rng, index)
             recompute = RECOMPUTE[(index + index // 3) % 3]  # not in step with index % 2 or % 3
-            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31), *block_sparse))
+            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31), *native_mixer))
     return cases

@@ -3,9 +3,12 @@
 The same arguments go to `trainflops count --args`; this module reads the
 subset the references implement (standard transformer path: GQA, MLA, DSA
 with or without KPool, dense MLP or SwiGLU, MoE, MTP) and rejects the rest.
-Block-sparse attention has no Megatron-LM arguments: a case adds it on top
-of GQA arguments (`with_block_sparse`), and the model then goes to trainflops
-as a native config (`native_config`).
+Block-sparse attention (MiniMax-M3's), QSA (Qwen3.8's), Kimi Delta
+Attention and DeepSeek-V4.1's CSA2 have no Megatron-LM arguments: a case
+puts one of them on every layer of its GQA arguments (`with_native_mixer`;
+the sparse attentions keep the GQA's heads, KDA and CSA2 replace the
+attention, CSA2 with one config per layer), and the model then goes to
+trainflops as a native config (`native_config`).
 """
 
 import dataclasses
@@ -72,6 +75,78 @@ class BlockSparse:
 
 
 @dataclasses.dataclass(frozen=True)
+class Qsa:
+    """Qwen3.8's sparse attention on the GQA: every query attends the keys of
+    the budget / block_size complete blocks a forward-only indexer scores
+    best (indexer_num_heads query heads against the blocks' mean of
+    indexer_key_heads key heads), and the keys of its own incomplete block."""
+    indexer_num_heads: int
+    indexer_key_heads: int
+    indexer_head_dim: int
+    block_size: int
+    budget: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Kda:
+    """Kimi Delta Attention in place of the attention (docs/kimi.md)."""
+    num_heads: int
+    head_dim: int
+    conv_kernel_dim: int
+    forget_gate_rank: int
+    output_gate_rank: int | None  # None: a full-rank output gate
+
+
+@dataclasses.dataclass(frozen=True)
+class Csa2:
+    """One DeepSeek-V4.1 attention layer (docs/deepseek-v4.1.md), with the
+    native config's field names."""
+    num_heads: int
+    head_dim: int
+    q_lora_rank: int
+    o_groups: int
+    o_lora_rank: int
+    window: int
+    compress_ratio: int = 0  # 0: the window alone
+    topk: int = 0
+    writes_cache: bool = False
+    runs_indexer: bool = False
+    indexer_num_heads: int = 0
+    indexer_head_dim: int = 0
+    candidates: str | None = None  # "source" or "consumer"
+    candidate_blocks: int = 0
+    candidate_block_size: int = 0
+
+    def native(self):
+        """The layer's mixer in the native config: the fields it reads."""
+        fields = dataclasses.asdict(self)
+        names = ["num_heads", "head_dim", "q_lora_rank", "o_groups", "o_lora_rank", "window"]
+        if self.compress_ratio:
+            names += ["compress_ratio", "topk", "writes_cache", "runs_indexer"]
+        if self.runs_indexer:
+            names += ["indexer_num_heads", "indexer_head_dim"]
+        if self.candidates:
+            names += ["candidates", "candidate_blocks", "candidate_block_size"]
+        return {"type": "csa2", **{name: fields[name] for name in names}}
+
+
+@dataclasses.dataclass(frozen=True)
+class Csa2Stack:
+    """CSA2 in place of the attention: one layer config per decoder layer
+    (caches and selections flow from layer to layer), and the MTP layer's."""
+    layers: tuple
+    mtp: Csa2 | None = None
+
+    @classmethod
+    def of(cls, layers, mtp=None):
+        return cls(tuple(Csa2(**layer) for layer in layers), Csa2(**mtp) if mtp else None)
+
+
+# A native mixer's config type -> a function from its fields to the config.
+NATIVE_MIXERS = {"block_sparse": BlockSparse, "qsa": Qsa, "kda": Kda, "csa2": Csa2Stack.of}
+
+
+@dataclasses.dataclass(frozen=True)
 class Mlp:
     ffn_hidden_size: int
     gated: bool  # SwiGLU
@@ -95,7 +170,7 @@ class Config:
     channel_mixers: tuple  # one Mlp or Moe per decoder layer
     mtp_channel_mixer: Mlp | Moe  # the MTP layers': MoE iff the last decoder layer is
     mtp_depths: int
-    block_sparse: BlockSparse | None = None  # GQA only: every layer, MTP included
+    native_mixer: BlockSparse | Qsa | Kda | Csa2Stack | None = None  # on the GQA: every layer, MTP included
     residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
 
 
@@ -161,13 +236,15 @@ def config_from_args(args):
                   _get(args, "mtp_num_layers", 0), residual_streams=streams)
 
 
-def with_block_sparse(config, block_sparse):
-    """`config` with block-sparse attention on every layer (a dict of BlockSparse's fields, or None)."""
-    if block_sparse is None:
+def with_native_mixer(config, mixer):
+    """`config` with a native mixer on every layer: None, or a dict of its
+    config `type` (a key of NATIVE_MIXERS) and its class's fields."""
+    if mixer is None:
         return config
     if not isinstance(config.attention, Gqa):
-        raise ValueError("block-sparse attention is built on GQA")
-    return dataclasses.replace(config, block_sparse=BlockSparse(**block_sparse))
+        raise ValueError("a native mixer goes on GQA arguments")
+    fields = dict(mixer)
+    return dataclasses.replace(config, native_mixer=NATIVE_MIXERS[fields.pop("type")](**fields))
 
 
 def _native_channel_mixer(mixer):
@@ -184,22 +261,36 @@ def _native_channel_mixer(mixer):
 
 def native_config(config):
     """The model as a trainflops config (docs/config-format.md): GQA models,
-    block-sparse or not."""
+    with or without a native mixer."""
     a = config.attention
     if not isinstance(a, Gqa):
         raise ValueError("native_config writes GQA models only")
     mixer = {"type": "gqa", "num_heads": a.num_heads, "num_query_groups": a.num_groups, "head_dim": a.head_dim,
              "output_gate": a.output_gate}
-    if config.block_sparse:
-        mixer.update(type="block_sparse", **dataclasses.asdict(config.block_sparse))
+    replacement = config.native_mixer
+    if isinstance(replacement, Kda):
+        mixer = {"type": "kda", **{k: v for k, v in dataclasses.asdict(replacement).items() if v is not None}}
+    elif isinstance(replacement, (BlockSparse, Qsa)):
+        mixer.update(type="block_sparse" if isinstance(replacement, BlockSparse) else "qsa",
+                     **dataclasses.asdict(replacement))
+    layer_count = len(config.channel_mixers)
+    if isinstance(replacement, Csa2Stack):
+        mixers = {f"attention{i}": layer.native() for i, layer in enumerate(replacement.layers, start=1)}
+        layer_mixers = list(mixers)
+        if replacement.mtp:
+            mixers["mtp_attention"] = replacement.mtp.native()
+        mtp_mixer = "mtp_attention"
+    else:
+        mixers, layer_mixers, mtp_mixer = {"attention": mixer}, ["attention"] * layer_count, "attention"
     kinds = list(dict.fromkeys(config.channel_mixers + (config.mtp_channel_mixer,)))
     name = {mixer_config: f"c{i}" for i, mixer_config in enumerate(kinds)}
     native = {
-        "hidden_size": config.hidden_size, "vocab_size": config.vocab_size, "mixers": {"attention": mixer},
+        "hidden_size": config.hidden_size, "vocab_size": config.vocab_size, "mixers": mixers,
         "channel_mixers": {name[m]: _native_channel_mixer(m) for m in kinds},
-        "layers": [{"mixer": "attention", "channel_mixer": name[m]} for m in config.channel_mixers],
+        "layers": [{"mixer": layer_mixer, "channel_mixer": name[m]}
+                   for layer_mixer, m in zip(layer_mixers, config.channel_mixers)],
     }
     if config.mtp_depths:
         native["mtp"] = {"depths": config.mtp_depths,
-                         "layers": [{"mixer": "attention", "channel_mixer": name[config.mtp_channel_mixer]}]}
+                         "layers": [{"mixer": mtp_mixer, "channel_mixer": name[config.mtp_channel_mixer]}]}
     return native

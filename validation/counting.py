@@ -84,7 +84,8 @@ NON_PRODUCTS = frozenset(
     fill_ ge gather gelu gelu_backward gt index index_add index_put index_select is_same_size le log lt masked_fill
     max mean mul ne neg new_empty new_empty_strided new_zeros nll_loss_backward nll_loss_forward
     nonzero ones_like permute pow reciprocal relu roll rsqrt rsub scatter scatter_add select
-    select_backward sigmoid sigmoid_backward silu silu_backward sin slice slice_backward split
+    select_backward sigmoid sigmoid_backward silu silu_backward sin slice slice_backward softplus
+    softplus_backward split
     split_with_sizes sqrt squeeze stack sub sum t threshold_backward topk transpose unbind
     unsqueeze view where zero_ zeros zeros_like
     """.split()

@@ -1,7 +1,7 @@
 """What the cases cover, and what they must: a suite that silently stopped
 exercising a grad mode or a pool size would still print `0 failed`."""
 
-from validation.config import GRAD_MODES, Gqa, Moe, config_from_args, with_block_sparse
+from validation.config import GRAD_MODES, BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
 from validation.model import RECOMPUTE
 
 REQUIRED = frozenset(
@@ -11,8 +11,15 @@ REQUIRED = frozenset(
      "dsa top-k at or above every document", "dsa index sharing", "dsa in mtp",
      "block-sparse blocks of 1", "block-sparse blocks of several keys", "block-sparse k below a document",
      "block-sparse k at or above every document", "block-sparse init blocks", "block-sparse in mtp",
+     "qsa budget below a document", "qsa budget at or above every document", "qsa indexer key heads shared",
+     "qsa an indexer key head per query head", "qsa document without a complete block", "qsa in mtp",
+     "kda full-rank output gate", "kda low-rank output gate", "kda packed documents", "kda with moe", "kda in mtp",
+     "csa2 window-only layer", "csa2 ratio 1", "csa2 ratio above 1", "csa2 reader running its own indexer",
+     "csa2 reader reusing the selection", "csa2 candidate source and consumer", "csa2 top-k below a document",
+     "csa2 top-k at or above every document", "csa2 in mtp",
      "mhc", "mhc in mtp", "mhc with moe"]
     + [f"recompute {r}" for r in RECOMPUTE]
+    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "csa2") for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
 )
@@ -20,10 +27,10 @@ REQUIRED = frozenset(
 
 def features(case):
     """The covered features of one case, as REQUIRED names them."""
-    config = with_block_sparse(config_from_args(case.args), case.block_sparse)
+    config = case.config()
     found = {f"recompute {case.recompute}"}
-    sparse = config.block_sparse
-    if sparse is not None:
+    sparse = config.native_mixer
+    if isinstance(sparse, BlockSparse):
         found.add("block-sparse blocks of 1" if sparse.block_size == 1 else "block-sparse blocks of several keys")
         blocks = -(-max(case.docs) // sparse.block_size)
         found.add("block-sparse k below a document" if sparse.topk_blocks < blocks
@@ -32,14 +39,37 @@ def features(case):
             found.add("block-sparse init blocks")
         if config.mtp_depths:
             found.add("block-sparse in mtp")
-    attention = config.attention
+    elif isinstance(sparse, Qsa):
+        blocks = max(case.docs) // sparse.block_size
+        found.add("qsa budget below a document" if sparse.budget // sparse.block_size < blocks
+                  else "qsa budget at or above every document")
+        found.add("qsa indexer key heads shared" if sparse.indexer_key_heads < sparse.indexer_num_heads
+                  else "qsa an indexer key head per query head")
+        found.add(f"qsa, recompute {case.recompute}")
+        if min(case.docs) < sparse.block_size:
+            found.add("qsa document without a complete block")
+        if config.mtp_depths:
+            found.add("qsa in mtp")
+    elif isinstance(sparse, Kda):
+        found.add("kda low-rank output gate" if sparse.output_gate_rank else "kda full-rank output gate")
+        found.add(f"kda, recompute {case.recompute}")
+        if len(case.docs) > 1:
+            found.add("kda packed documents")
+        if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
+            found.add("kda with moe")
+        if config.mtp_depths:
+            found.add("kda in mtp")
+    elif isinstance(sparse, Csa2Stack):
+        found |= _csa2_features(sparse, case)
+    # KDA and CSA2 replace the arguments' attention.
+    attention = None if isinstance(sparse, (Kda, Csa2Stack)) else config.attention
     if isinstance(attention, Gqa):
         found.add("gqa")
         if attention.output_gate:
             found.add("gqa output gate")
         if attention.num_groups == attention.num_heads:
             found.add("mha")
-    elif config.indexer is None:
+    elif attention is not None and config.indexer is None:
         found |= {"mla", "mla q-lora" if attention.q_lora_rank else "mla without q-lora"}
     indexer = config.indexer
     if indexer is not None and indexer.pool_size > 1:
@@ -74,6 +104,26 @@ def features(case):
         found.add("packed documents")
     if 1 in case.docs:
         found.add("single-token document")
+    return found
+
+
+def _csa2_features(stack, case):
+    found = {f"csa2, recompute {case.recompute}"}
+    if stack.mtp:
+        found.add("csa2 in mtp")
+    for number, layer in enumerate(stack.layers):
+        ratio = layer.compress_ratio
+        if not ratio:
+            found.add("csa2 window-only layer")
+            continue
+        found.add("csa2 ratio 1" if ratio == 1 else "csa2 ratio above 1")
+        found.add("csa2 top-k below a document" if layer.topk < max(case.docs) // ratio
+                  else "csa2 top-k at or above every document")
+        if not layer.writes_cache:
+            found.add("csa2 reader running its own indexer" if layer.runs_indexer
+                      else "csa2 reader reusing the selection")
+        if layer.candidates == "consumer":
+            found.add("csa2 candidate source and consumer")
     return found
 
 

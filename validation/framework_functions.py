@@ -15,8 +15,10 @@ not run: its rule counts the parameters of a built PyTorch module.
         [--write-automodel FILE]
 
 MEGATRON_LM_DEV, a checkout of Megatron-LM's dev branch, is run on the
-DeepSeek-V4 configs only (its function is the one compare's Megatron-LM DSA
-fix row stands for; main has no DeepSeek-V4 attention).
+DeepSeek-V4 configs and the hybrid (Mamba-2) models only (its function is the
+one compare's Megatron-LM DSA fix row stands for; main has no DeepSeek-V4
+attention, and its hybrid function leaves out the MTP projection the dev
+branch's counts).
 
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
@@ -75,13 +77,26 @@ def moe_pattern(args):
     return [1 if i % freq == 0 else 0 for i in range(args["num_layers"])]
 
 
+def with_argument_defaults(args):
+    """`args` with what Megatron-LM's argument parsing and validation set where
+    a preset leaves them unset and the hybrid function still reads them (the
+    MLP width and top-k of layers a pattern may not have): ffn_hidden_size 4h
+    (8h/3 rounded down to 64 with SwiGLU), moe_router_topk 2."""
+    defaults = {"moe_router_topk": 2}
+    if args.get("ffn_hidden_size") is None:
+        h = args["hidden_size"]
+        defaults["ffn_hidden_size"] = int((4 * h * 2 / 3) / 64) * 64 if args.get("swiglu") else 4 * h
+    return {**defaults, **{k: v for k, v in args.items() if v is not None}}
+
+
 def megatron_main(checkout):
     """Megatron-LM's num_floating_point_operations (main, or dev)."""
     function, read, _ = megatron_baseline.load(checkout)
 
     def run(args, length):
         # Megatron-LM has no per-layer window: its function never reads one.
-        given = {k: v for k, v in args.items() if k not in ("window_size", "window_pattern", "maxtext")}
+        given = {k: v for k, v in with_argument_defaults(args).items()
+                 if k not in ("window_size", "window_pattern", "maxtext")}
         namespace = Settings(**{**dict.fromkeys(read), **given, "seq_length": length})
         return function(namespace, 1)
 
@@ -108,6 +123,8 @@ def megatron_bridge(checkout, megatron_lm):
 
     def run(args, length):
         model = dict.fromkeys(BRIDGE_FIELDS)
+        if args.get("hybrid_layer_pattern"):
+            args = with_argument_defaults(args)  # as Megatron-Core's TransformerConfig sets them
         for name, value in args.items():
             if name in ("padded_vocab_size", "group_query_attention", "seq_length", "window_size", "window_pattern",
                         "maxtext"):
@@ -284,20 +301,35 @@ def automodel_config(name, args, recipe_aligned=False):
                       mtp_num_hidden_layers=args.get("mtp_num_layers") or 0)
     if klass == "GptOssConfig":
         fields["intermediate_size"] = args["moe_ffn_hidden_size"]
+    if klass == "NemotronHConfig":
+        fields.update(hybrid_override_pattern=args["hybrid_layer_pattern"], mamba_num_heads=args["mamba_num_heads"],
+                      mamba_head_dim=args["mamba_head_dim"], ssm_state_size=args["mamba_state_dim"],
+                      n_groups=args["mamba_num_groups"],
+                      moe_shared_expert_intermediate_size=args.get("moe_shared_expert_intermediate_size"))
     return type(klass, (Settings,), {})(**{k: v for k, v in fields.items() if v is not None})
 
 
 def nemo_automodel(checkout):
-    """Its formula for each release config, as get_flops_formula_for_hf_config
-    picks it by the config's class."""
+    """Its formula for a config object, as get_flops_formula_for_hf_config
+    picks it by the config's class: run(config, length)."""
     _, _, namespace = megatron_baseline.load_function(
         [checkout], "nemo_automodel/components/utils/flops_utils.py", "get_flops_formula_for_hf_config")
 
-    def run(name, args, length, recipe_aligned=False):
-        config = automodel_config(name, args, recipe_aligned)
+    def run(config, length):
         return namespace["get_flops_formula_for_hf_config"](config)(config, gbs=1, seq_len=length)
 
     return run
+
+
+# Release configs of tests/data/hf that NeMo Automodel reads as they are, and
+# the class their config.json's auto_map names.
+AUTOMODEL_RELEASE_CONFIGS = (("nemotron-3-nano-30b-a3b.json", "NemotronHConfig"),)
+
+
+def release_config(config, klass):
+    """tests/data/hf/`config` as an object of `klass`, its fields verbatim."""
+    with open(os.path.join(ROOT, "tests", "data", "hf", config)) as f:
+        return type(klass, (Settings,), {})(**{k: v for k, v in json.load(f).items() if v is not None})
 
 
 # gpt-oss-120b with its windows (a native config; the preset has none).
@@ -314,6 +346,8 @@ HF_CASES = (
         "group_query_attention": True, "num_query_groups": 4, "kv_channels": 128, "swiglu": True,
         "padded_vocab_size": 151936, "num_experts": 128, "moe_layer_freq": 1, "moe_router_topk": 8,
         "moe_ffn_hidden_size": 768}),
+    # Its preset is this config (the hybrid pattern, Mamba-2 and MoE sizes).
+    ("nemotron-3-nano-30b-a3b.json", "nemotron-3-nano-30b-a3b", {}),
     # Qwen3-Next's layers without an MTP depth (the config names none).
     ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
     # Kimi Linear: Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based)
@@ -460,12 +494,18 @@ def check_automodel(cli, checkout, records):
     """NeMo Automodel on every preset it has a formula for; the number compare
     shows is its number for the recipe aligned (its MTP depths counted, the
     windows of the gpt-oss formula given): 1 per disagreement."""
-    run = nemo_automodel(checkout)
+    formula = nemo_automodel(checkout)
+
+    def run(name, args, length, recipe_aligned=False):
+        return formula(automodel_config(name, args, recipe_aligned), length)
+
     source = megatron_baseline.describe_checkout(checkout, "NeMo Automodel")
     differ = 0
     for path in sorted(glob.glob(os.path.join(ROOT, "presets", "*.json"))):
         with open(path) as f:
             preset = json.load(f)
+        if "args" not in preset:
+            continue  # a release config (Gemma 4): no formula of Automodel's has its attention
         name, args = preset["name"], preset["args"]
         options = ["--preset", name]
         for length in LENGTHS:
@@ -491,6 +531,17 @@ def check_automodel(cli, checkout, records):
             print(f"{name:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {aligned:.15e}  "
                   f"compare {compared}  ({source})")
             records.append(record)
+    for config, klass in AUTOMODEL_RELEASE_CONFIGS:
+        options = ["--hf", "tests/data/hf/" + config]
+        for length in LENGTHS:
+            theirs = formula(release_config(config, klass), length)
+            compared = int(compare_rows(cli, options, length)["nemo-automodel"]["exact"])
+            outcome = Outcome.AGREE if agree(theirs, compared) else Outcome.DIFFER
+            differ += outcome is Outcome.DIFFER
+            print(f"{config:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {theirs:.15e}  "
+                  f"compare {compared}  ({source})")
+            records.append({"options": options, "seq_length": length, "framework": "nemo-automodel",
+                            "config_class": klass, "flops": float(theirs), "function": source.split(" (")[0]})
     return differ
 
 
@@ -540,8 +591,9 @@ def main():
             for name, (run, source) in runners.items():
                 if "num_layers" not in args and name != "maxtext":
                     continue  # no other framework's function has the model
-                if name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid":
-                    continue  # Megatron-LM's dev branch: DeepSeek-V4 only
+                if (name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid"
+                        and not args.get("hybrid_layer_pattern")):
+                    continue  # Megatron-LM's dev branch: DeepSeek-V4 and hybrid patterns only
                 row = rows[name]
                 if row["flops"] is None:
                     print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")

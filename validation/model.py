@@ -7,52 +7,77 @@ shared output layer), and the logits with cross-entropy. Every activation
 requires grad (the embedding trains), so the first layer's projections
 compute data gradients too.
 
+The attention sublayer is GQA, MLA or DSA from the arguments, or the case's
+native mixer (block-sparse, QSA, Kimi Delta Attention, CSA2).
+
 Recompute, with torch.utils.checkpoint: `selective` checkpoints each core
 attention, `full` each decoder and MTP transformer layer; the checkpointed
 forward runs again in the backward and is counted again.
 """
 
 import types
+import typing
 
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 from validation import hyper_connections
-from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_attention,
-                                  block_sparse_parameters, gqa_attention, mla_attention)
-from validation.config import Gqa
+from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_key_rows,
+                                  block_sparse_parameters, gqa_attention, mla_attention, selected_keys_attention)
+from validation.compressed_block_sparse import qsa_key_rows, qsa_parameters
+from validation.config import BlockSparse, Csa2Stack, Gqa, Kda, Qsa
 from validation.counting import counting
 from validation.indexer import attended_keys, indexer_parameters, run_indexer
+from validation.kimi_delta_attention import kda_parameters, kimi_delta_attention
 from validation.mlp import channel_mixer, channel_mixer_parameters
+from validation.shared_compressed_attention import csa2_attention, csa2_parameters
 from validation.tensors import Parameters, rms_norm
 
 RECOMPUTE = ("none", "selective", "full")
 
 
-def layer_parameters(config, channel_mixer_config, parameters):
-    h = config.hidden_size
+class Shared(typing.NamedTuple):
+    """What a layer leaves the layers after it: DSA's top-k selection or
+    CSA2's Selection, and CSA2's cache entries, apart, so that activation
+    checkpointing takes them as a tensor argument and lets their gradient through."""
+    selection: object
+    entries: torch.Tensor | None
+
+
+def layer_parameters(config, channel_mixer_config, parameters, csa2=None):
+    """One layer's parameters; `csa2`: its CSA2 layer config, with a Csa2Stack."""
+    h, native = config.hidden_size, config.native_mixer
     indexer = None
     if config.indexer is not None:
         indexer = indexer_parameters(config.indexer, h, config.attention.q_lora_rank or h, parameters)
-    elif config.block_sparse is not None:
-        indexer = block_sparse_parameters(config.block_sparse, h, parameters)
+    elif isinstance(native, BlockSparse):
+        indexer = block_sparse_parameters(native, h, parameters)
+    elif isinstance(native, Qsa):
+        indexer = qsa_parameters(native, h, parameters)
     streams = config.residual_streams
     return types.SimpleNamespace(
-        attention=attention_parameters(config.attention, h, parameters),
+        attention=(kda_parameters(native, h, parameters) if isinstance(native, Kda)
+                   else csa2_parameters(csa2, h, parameters) if csa2
+                   else attention_parameters(config.attention, h, parameters)),
         indexer=indexer,
         channel_mixer=channel_mixer_parameters(channel_mixer_config, h, parameters),
+        csa2=csa2,
         hc=[hyper_connections.sublayer_parameters(streams, h, parameters) for _ in range(2)] if streams else None,
     )
 
 
 def model_parameters(config, parameters):
     h = config.hidden_size
+    stack = config.native_mixer if isinstance(config.native_mixer, Csa2Stack) else None
+    csa2_layers = stack.layers if stack else [None] * len(config.channel_mixers)
     return types.SimpleNamespace(
         embedding=parameters.tensor(config.vocab_size, h),
-        decoder=[layer_parameters(config, mixer, parameters) for mixer in config.channel_mixers],
+        decoder=[layer_parameters(config, mixer, parameters, csa2)
+                 for mixer, csa2 in zip(config.channel_mixers, csa2_layers)],
         mtp=[types.SimpleNamespace(projection=parameters.weight(h, 2 * h),
-                                   layer=layer_parameters(config, config.mtp_channel_mixer, parameters))
+                                   layer=layer_parameters(config, config.mtp_channel_mixer, parameters,
+                                                          stack.mtp if stack else None))
              for _ in range(config.mtp_depths)],
         output=parameters.weight(config.vocab_size, h),
         # The final read of each head: the decoder's and every MTP depth's.
@@ -75,18 +100,19 @@ class Runner:
     def core(self, function):
         return self.checkpointed(function) if self.recompute == "selective" else function
 
-    def layer(self, channel_mixer_config, p, x, shared_selection, runs_indexer):
-        """One transformer layer. Returns its output and the top-k selection
-        the next layer may reuse (DSA). With hyper-connections `x` and the
-        output are the residual streams."""
+    def layer(self, channel_mixer_config, p, x, shared, runs_indexer):
+        """One transformer layer. `shared`: what the layers before it left
+        (a Shared, or None). Returns its output and the Shared the next
+        layers see. With hyper-connections `x` and the output are the
+        residual streams."""
 
-        def forward(x, shared_selection):
+        def forward(x, shared_selection, entries):
             tags = self.tags
-            selection = shared_selection
+            selection, written = shared_selection, None
 
             def attend(layer_input):
-                nonlocal selection
-                out, selection = self.attention(p, rms_norm(layer_input), selection, runs_indexer)
+                nonlocal selection, written
+                out, selection, written = self.attention(p, rms_norm(layer_input), selection, entries, runs_indexer)
                 return out
 
             def mix_channels(layer_input):
@@ -98,20 +124,28 @@ class Runner:
             else:
                 x = hyper_connections.sublayer(p.hc[0], x, attend, tags)
                 x = hyper_connections.sublayer(p.hc[1], x, mix_channels, tags)
-            return x, selection
+            return x, selection, written
 
-        if self.recompute == "full":
-            return self.checkpointed(forward)(x, shared_selection)
-        return forward(x, shared_selection)
+        shared = shared or Shared(None, None)
+        run = self.checkpointed(forward) if self.recompute == "full" else forward
+        x, selection, written = run(x, shared.selection, shared.entries)
+        return x, Shared(selection, shared.entries if written is None else written)
 
-    def attention(self, p, attention_input, shared_selection, runs_indexer):
-        """The attention sublayer: its output and the top-k selection the next
-        layer may reuse (DSA)."""
+    def attention(self, p, attention_input, shared_selection, entries, runs_indexer):
+        """The attention sublayer: its output, the selection the next layers
+        may reuse (DSA, CSA2), and the cache entries it wrote (CSA2; else None)."""
         config, batch, tags = self.config, self.batch, self.tags
         selection = shared_selection
-        if config.block_sparse is not None:
-            out = block_sparse_attention(config.attention, config.block_sparse, p.attention, p.indexer,
-                                         attention_input, batch, tags, self.core)
+        native = config.native_mixer
+        if p.csa2 is not None:
+            return csa2_attention(p.attention, attention_input, batch, selection, entries, tags, self.core)
+        if isinstance(native, Kda):
+            out = kimi_delta_attention(native, p.attention, attention_input, batch, tags)
+        elif isinstance(native, (BlockSparse, Qsa)):
+            key_rows_of = block_sparse_key_rows if isinstance(native, BlockSparse) else qsa_key_rows
+            key_rows = key_rows_of(native, p.indexer, attention_input, batch, tags)
+            out = selected_keys_attention(config.attention, p.attention, attention_input, batch, key_rows, tags,
+                                          self.core)
         elif isinstance(config.attention, Gqa):
             out = gqa_attention(config.attention, p.attention, attention_input, batch, tags, self.core)
         elif config.indexer is None:
@@ -128,7 +162,7 @@ class Runner:
 
             out = absorbed_mla_attention(config.attention, p.attention, attention_input, batch, key_rows_of,
                                          tags, self.core)
-        return out, selection
+        return out, selection, None
 
 
 def train_step(config, batch, recompute, seed, tags):
@@ -160,11 +194,11 @@ def train_step(config, batch, recompute, seed, tags):
         x = F.embedding(tokens, p.embedding)
         if streams:
             x = hyper_connections.expand(x, streams)
-        selection = None
+        shared = None
         for number, layer in enumerate(p.decoder, start=1):
             with tags.scope(layer=f"decoder.{number}"):
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(number)
-                x, selection = runner.layer(config.channel_mixers[number - 1], layer, x, selection, runs_indexer)
+                x, shared = runner.layer(config.channel_mixers[number - 1], layer, x, shared, runs_indexer)
         x = read_head(x, 0)
         losses.append(logits_loss(x, 1))
         for depth, mtp in enumerate(p.mtp, start=1):

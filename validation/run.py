@@ -21,7 +21,7 @@ import torch
 
 from validation.cases import generate
 from validation.compare import differences
-from validation.config import Gqa, Moe, config_from_args, with_block_sparse
+from validation.config import BlockSparse, Csa2Stack, Gqa, Kda, Moe, Qsa
 from validation.counting import Tags
 from validation.coverage import missing
 from validation.model import train_step
@@ -34,12 +34,30 @@ DEFAULT_SEED = 1
 
 def summary(case):
     """A one-line description of the case's model."""
-    config = with_block_sparse(config_from_args(case.args), case.block_sparse)
-    a, ix, sparse = config.attention, config.indexer, config.block_sparse
-    if isinstance(a, Gqa):
+    config = case.config()
+    a, ix, native = config.attention, config.indexer, config.native_mixer
+    if isinstance(native, Csa2Stack):
+        def csa2_layer(layer):
+            if not layer.compress_ratio:
+                return f"w{layer.window}"
+            # W: writes the cache, I: runs an indexer, S / C: candidate source / consumer.
+            role = {"source": "S", "consumer": "C", None: ""}[layer.candidates]
+            return (f"r{layer.compress_ratio}k{layer.topk}" + ("W" if layer.writes_cache else "")
+                    + ("I" if layer.runs_indexer else "") + role)
+        first = native.layers[0]
+        attention = (f"csa2 {first.num_heads}x{first.head_dim} [{' '.join(map(csa2_layer, native.layers))}]"
+                     + (f" mtp [{csa2_layer(native.mtp)}]" if native.mtp else ""))
+    elif isinstance(native, Kda):
+        attention = (f"kda {native.num_heads}x{native.head_dim} conv {native.conv_kernel_dim} "
+                     f"forget rank {native.forget_gate_rank} output gate "
+                     + (f"rank {native.output_gate_rank}" if native.output_gate_rank else "full"))
+    elif isinstance(a, Gqa):
         attention = f"gqa {a.num_heads}/{a.num_groups} heads" + (" gated" if a.output_gate else "")
-        if sparse is not None:
-            attention += f" block-sparse b={sparse.block_size} k={sparse.topk_blocks} init={sparse.init_blocks}"
+        if isinstance(native, BlockSparse):
+            attention += f" block-sparse b={native.block_size} k={native.topk_blocks} init={native.init_blocks}"
+        elif isinstance(native, Qsa):
+            attention += (f" qsa r={native.block_size} budget={native.budget} "
+                          f"indexer {native.indexer_num_heads}/{native.indexer_key_heads}")
     elif ix is None:
         attention = "mla" + (" q-lora" if a.q_lora_rank else "")
     elif ix.pool_size > 1:
@@ -65,7 +83,7 @@ def run_case(cli, case):
     """(passed, FLOPs, lines to print on failure, seconds)."""
     started = time.monotonic()
     try:
-        config = with_block_sparse(config_from_args(case.args), case.block_sparse)
+        config = case.config()
         fmas = train_step(config, Batch(case.docs), case.recompute, case.seed, Tags())
         reference = collections.Counter({key: 2 * value for key, value in fmas.items()})
         total, trainflops = report_flops(executed_count(cli, case))

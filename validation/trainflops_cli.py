@@ -6,7 +6,7 @@ import os
 import subprocess
 import tempfile
 
-from validation.config import config_from_args, native_config, with_block_sparse
+from validation.config import native_config
 
 
 class CliError(RuntimeError):
@@ -15,13 +15,13 @@ class CliError(RuntimeError):
 
 def executed_count(cli, case):
     """Runs `trainflops count --mode executed` on the case (its Megatron-LM
-    arguments, or with block-sparse attention its native config); returns its JSON report."""
+    arguments, or with a native mixer its native config); returns its JSON report."""
     model = case.args
-    if case.block_sparse is not None:
-        model = native_config(with_block_sparse(config_from_args(case.args), case.block_sparse))
+    if case.native_mixer is not None:
+        model = native_config(case.config())
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix=f"{case.name}-", delete=False) as args_file:
         json.dump(model, args_file)
-    source = "--config" if case.block_sparse is not None else "--args"
+    source = "--config" if case.native_mixer is not None else "--args"
     command = [cli, "count", source, args_file.name, "--docs", ",".join(map(str, case.docs)),
                "--mode", "executed", "--recompute", case.recompute, "--format", "json"]
     try:

@@ -62,13 +62,16 @@ enum class ConventionKind {
   kCompressedPairs,      // DeepSeek-V4 attention: the window, compressed and selected entries charged
   kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
+  kMambaWidth,           // a Mamba-2 layer's inner width: its heads times head width, or 2h
   kOutputGate,           // the attention output gate's projection
   kHeadGate,             // the per-head attention gate's projection (Step-3.5)
+  kAttentionWidth,       // grouped-query attention's widths: from its heads, or from h (query h, keys g h/n)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
   kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
+  kUngatedMlp,           // an ungated dense MLP: 2 h ffn, or charged as gated (3 h ffn)
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
   kHyperConnections,     // hyper-connections around every sublayer and before each head
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
@@ -89,11 +92,14 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kCompressedPairs,
     ConventionKind::kCompressedIndexer,
     ConventionKind::kLinearAttentionCore,
+    ConventionKind::kMambaWidth,
     ConventionKind::kOutputGate,
     ConventionKind::kHeadGate,
+    ConventionKind::kAttentionWidth,
     ConventionKind::kNorms,
     ConventionKind::kDenseLayersAsMoe,
     ConventionKind::kQuickGeglu,
+    ConventionKind::kUngatedMlp,
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,
@@ -141,10 +147,10 @@ struct Comparison {
 
 // Every framework's FLOPs for one training iteration of `sequences` sequences
 // of `seq_length` tokens (no packing: the frameworks' functions take one
-// length). The frameworks cannot express models with Mamba-2, gated delta
-// product or DeepSeek-V4 layers here (their reasons say so); trainflops' two
-// modes always can. Errors: an invalid model, seq_length or sequences < 1, a
-// count that does not fit in 128 bits.
+// length). The frameworks cannot express models with gated delta product,
+// block-sparse or DSA-over-GQA layers here (their reasons say so), nor each
+// the models its function has no formula for; trainflops' two modes always can. Errors: an invalid model, seq_length or
+// sequences < 1, a count that does not fit in 128 bits.
 Result<Comparison> compare_frameworks(const Model& model, std::int64_t seq_length, std::int64_t sequences);
 
 }  // namespace trainflops

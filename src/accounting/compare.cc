@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -60,6 +61,24 @@ bool has_gqa_where(const Model& model, bool (*predicate)(const GqaAttention&)) {
   });
 }
 
+// Whether every layer's `Kind` (a mixer or a channel mixer) is the first's,
+// by `equal`.
+template <typename Kind, typename Equal>
+bool one_shape_of(const Model& model, Equal equal) {
+  const Kind* first = nullptr;
+  return !any_layer(model, [&](const Layer& l) {
+    const Kind* mine = nullptr;
+    if constexpr (std::is_constructible_v<Mixer, Kind>) {
+      mine = l.mixer ? std::get_if<Kind>(&*l.mixer) : nullptr;
+    } else {
+      mine = l.channel_mixer ? std::get_if<Kind>(&*l.channel_mixer) : nullptr;
+    }
+    if (!mine) return false;
+    if (!first) first = mine;
+    return !equal(*first, *mine);
+  });
+}
+
 bool has_kpool(const Model& model) {
   return has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.pool_size > 1; });
 }
@@ -114,14 +133,50 @@ constexpr std::string_view kNoSharedCompressedAttention =
     " has no DeepSeek-V4.1 attention (compressed caches shared between layers, two-level top-k)";
 constexpr std::string_view kNoQsa = " has no Qwen3.8 sparse attention (QSA: GQA over indexed blocks of keys)";
 
+// Why Megatron-LM's or Megatron-Bridge's function (`framework`) cannot count
+// `model` on the path its hybrid layer pattern, or its absence, selects; or
+// empty. The transformer function has no Mamba-2 term; the hybrid function
+// reads only the Mamba-2, gated delta net and `*` attention counts of the
+// pattern (MLP and MoE besides) and charges an attention layer without a head
+// width g h/n keys and values, a fraction compare's whole counts cannot hold.
+std::string megatron_path_unexpressed(const Model& model, std::string_view framework) {
+  const std::string name(framework);
+  if (model.megatron_path == MegatronPath::kStandard) {
+    if (!has_mixer<Mamba2>(model)) return "";
+    return name + "'s transformer function has no Mamba-2 term (its hybrid function, for a hybrid_layer_pattern, has)";
+  }
+  std::string other;
+  any_layer(model, [&](const Layer& l) {
+    if (l.mixer && !std::holds_alternative<GqaAttention>(*l.mixer) && !std::holds_alternative<Mamba2>(*l.mixer) &&
+        !std::holds_alternative<GatedDeltaNet>(*l.mixer)) {
+      other = mixer_kind(*l.mixer);
+    }
+    return !other.empty();
+  });
+  if (!other.empty()) {
+    return name +
+           "'s hybrid function counts Mamba-2, gated delta net and grouped-query attention layers only (M, G "
+           "and * of the pattern); this model has " +
+           other + " layers";
+  }
+  const std::int64_t h = model.hidden_size;
+  if (any_layer(model, [h](const Layer& l) {
+        const auto* a = l.mixer ? std::get_if<GqaAttention>(&*l.mixer) : nullptr;
+        return a && !a->head_dim && (Int128{h} * a->num_query_groups) % a->num_heads != 0;
+      })) {
+    return name +
+           "'s hybrid function charges attention without kv_channels keys and values g h/n wide, a fraction "
+           "here; compare counts whole widths";
+  }
+  return "";
+}
+
 std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
-  if (model.megatron_path != MegatronPath::kStandard) {
-    return "a hybrid layer pattern is counted by Megatron-LM's hybrid function, which compare does not model";
-  }
+  if (std::string reason = megatron_path_unexpressed(model, "Megatron-LM"); !reason.empty()) return reason;
   if (gqa_widths_differ(model)) return "Megatron-LM's function" + std::string(kOneAttentionWidth);
   return "";
 }
@@ -143,9 +198,7 @@ std::string bridge_cannot_express(const Model& model) {
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
-  if (model.megatron_path != MegatronPath::kStandard) {
-    return "a hybrid layer pattern is counted by Megatron-Bridge's hybrid function, which compare does not model";
-  }
+  if (std::string reason = megatron_path_unexpressed(model, "Megatron-Bridge"); !reason.empty()) return reason;
   if (gqa_widths_differ(model)) return "Megatron-Bridge's function" + std::string(kOneAttentionWidth);
   return "";
 }
@@ -183,6 +236,7 @@ bool has_latent_moe(const Model& model) {
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (has_mixer<Mamba2>(model)) return "MaxText has no Mamba-2 layer (no Nemotron-H model)";
   if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
   if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "MaxText" + std::string(kNoQsa);
@@ -212,6 +266,7 @@ std::string torchtitan_cannot_express(const Model& model) {
   }
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
+  if (has_mixer<Mamba2>(model)) return "torchtitan has no Mamba-2 model";
   if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "torchtitan" + std::string(kNoQsa);
   if (model.hyper_connections || has_ngram_memory(model)) {
@@ -225,6 +280,10 @@ std::string torchtitan_cannot_express(const Model& model) {
 std::string nemo_rl_cannot_express(const Model& model) {
   constexpr std::string_view kFormulas =
       "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only";
+  if (has_mixer<Mamba2>(model)) {
+    return std::string(kFormulas) +
+           ": its nemotronh formula is mapped from no config (a Nemotron-H config raises \"Unsupported config type\")";
+  }
   // Its formulas' attention, listed: any other mixer has none.
   const bool other_mixer = any_layer(model, [](const Layer& l) {
     return l.mixer && !std::holds_alternative<GqaAttention>(*l.mixer) &&
@@ -303,14 +362,63 @@ bool automodel_step_expressible(const Model& model) {
   return !std::get<GqaAttention>(*last.mixer).window && std::holds_alternative<Moe>(*last.channel_mixer);
 }
 
+// NeMo Automodel's Nemotron-H formula (nemotronh_flops) reads the layer
+// counts of hybrid_override_pattern: Mamba-2 (M), attention (*), dense MLP
+// (-) and MoE (E) layers, the experts ungated (relu2). Why it cannot count
+// `model`, or empty.
+std::string automodel_nemotron_h_unexpressed(const Model& model) {
+  constexpr std::string_view kFormula = "NeMo Automodel's Nemotron-H formula";
+  const bool other_mixer = any_layer(model, [](const Layer& l) {
+    return l.mixer && !std::holds_alternative<Mamba2>(*l.mixer) && !std::holds_alternative<GqaAttention>(*l.mixer);
+  });
+  if (other_mixer) return std::string(kFormula) + " counts Mamba-2 and grouped-query attention layers only";
+  if (model.hyper_connections || has_ngram_memory(model) || has_per_layer_embedding(model)) {
+    return std::string(kFormula) + " has no hyper-connections, n-gram memory or per-layer embeddings";
+  }
+  if (has_shared_key_value(model)) return std::string(kFormula) + std::string(kNoSharedKeyValue);
+  const bool gated_experts = any_layer(model, [](const Layer& l) {
+    const auto* moe = l.channel_mixer ? std::get_if<Moe>(&*l.channel_mixer) : nullptr;
+    return moe && moe->gated;
+  });
+  if (gated_experts) return std::string(kFormula) + " charges every expert ungated (relu2); this model's are gated";
+  // One config: one Mamba-2 shape, one head and key/value head count, one MLP
+  // width, one MoE shape.
+  const auto equal = [](const auto& a, const auto& b) { return a == b; };
+  const bool one_shape = one_shape_of<Mamba2>(model, equal) && one_shape_of<DenseMlp>(model, equal) &&
+                         one_shape_of<Moe>(model, equal) &&
+                         one_shape_of<GqaAttention>(model, [](const GqaAttention& a, const GqaAttention& b) {
+                           return a.num_heads == b.num_heads && a.num_query_groups == b.num_query_groups;
+                         });
+  if (!one_shape) {
+    return std::string(kFormula) +
+           " reads one config: one Mamba-2 shape, one head count, one MLP width and one MoE shape for every layer";
+  }
+  return "";
+}
+
+// What NeMo Automodel reports for a config class its formulas are not mapped
+// from: a generic estimate of another model than the one described.
+constexpr std::string_view kAutomodelFallback =
+    ": get_flops_formula_for_hf_config falls back to transformer_flops, which charges every layer multi-head "
+    "attention h wide and an ungated MLP of intermediate_size (half the layers routed when the config names "
+    "num_experts_per_tok), whatever the model; compare does not model that estimate";
+
 std::string automodel_cannot_express(const Model& model) {
+  if (has_mixer<Mamba2>(model)) return automodel_nemotron_h_unexpressed(model);
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
   if (has_mixer<CompressedSparseAttention>(model)) {
-    return "compare does not model NeMo Automodel's DeepSeek-V4 formulas";
+    return "NeMo Automodel has no DeepSeek-V4 formula (none is mapped from DeepseekV4Config)" +
+           std::string(kAutomodelFallback);
   }
-  if (has_shared_key_value(model)) return "NeMo Automodel" + std::string(kNoSharedKeyValue);
-  if (has_per_layer_embedding(model)) return "NeMo Automodel" + std::string(kNoPerLayerEmbedding);
-  if (has_mixer<KimiDeltaAttention>(model)) return "NeMo Automodel has no Kimi Delta Attention";
+  if (has_shared_key_value(model) || has_per_layer_embedding(model)) {
+    return "NeMo Automodel has no Gemma 4 formula (attention whose keys are its values or that reuses another "
+           "layer's keys and values, per-layer embeddings)" +
+           std::string(kAutomodelFallback);
+  }
+  if (has_mixer<KimiDeltaAttention>(model)) {
+    return "NeMo Automodel has no Kimi Delta Attention formula (none is mapped from KimiLinearConfig or KimiK3Config)" +
+           std::string(kAutomodelFallback);
+  }
   if (has_mixer<SharedCompressedAttention>(model)) {
     const auto v41_layer = [](const Layer& l) {
       return l.mixer && std::holds_alternative<SharedCompressedAttention>(*l.mixer) && l.channel_mixer &&
@@ -373,6 +481,17 @@ constexpr Conventions kAutomodelConventions{.causal = PairRule::kHalfSquare,
 
 Conventions automodel_conventions(const Model& model) {
   Conventions c = kAutomodelConventions;
+  // nemotronh_flops: attention of query width h and key/value width g h/n over
+  // L^2/2 pairs (no window, no gate), every dense MLP gated, the router, no MTP.
+  if (has_mixer<Mamba2>(model)) {
+    c.windows = WindowRule::kAsCausal;
+    c.router = true;
+    c.mtp = MtpRule::kOff;
+    c.output_gate = false;
+    c.attention_width_from_hidden = true;
+    c.ungated_mlp_as_gated = true;
+    return c;
+  }
   // deepseek_v41_flops: the router, the mHC coefficient projections of the
   // layers (none before the head), Engram's key/value projection, every
   // entry scored by every indexer.
@@ -443,11 +562,72 @@ std::vector<std::string> maxtext_recipe(const Model& model) {
 }
 
 std::vector<std::string> automodel_recipe(const Model& model) {
+  if (!model.mtp_depths.empty() && has_mixer<Mamba2>(model)) {
+    return {
+        "NeMo Automodel's benchmark recipe adds the MTP depths to its Nemotron-H formula's number "
+        "(_nemotronh_mtp_flops: their layers, a 2h -> h projection without norms, their logits); its MFU "
+        "callback, as this row, leaves them out"};
+  }
   if (model.mtp_depths.empty() || !(has_mixer<MlaAttention>(model) || has_mixer<DsaAttention>(model))) return {};
   return {"run on a DeepseekV3Config release (DeepSeek-V3, V3.2, Kimi-K2), NeMo Automodel's number leaves out the MTP "
           "depths: its DeepSeek-V3 formula reads mtp_num_layers, which those config.json files do not have (they name "
           "num_nextn_predict_layers); shown with them, as its MLA formula (GLM-5's class) counts them"};
 }
+
+// Megatron-LM's main branch, its dev branch (with the DSA fix) and
+// Megatron-Bridge on the transformer path.
+constexpr Conventions kMegatronMainConventions{.causal = PairRule::kHalfSquare,
+                                               .windows = WindowRule::kAsCausal,
+                                               .dsa_core = DsaCoreRule::kDenseMla,
+                                               .indexer = IndexerRule::kNone,
+                                               .head_gate = false,
+                                               .quick_geglu_as_ungated = true,
+                                               .hyper_connections = HyperConnectionRule::kNotCounted,
+                                               .ngram_memory = NgramMemoryRule::kNone,
+                                               .per_layer_embedding = PerLayerEmbeddingRule::kNone};
+constexpr Conventions kMegatronDevConventions{.causal = PairRule::kHalfSquare,
+                                              .windows = WindowRule::kAsCausal,
+                                              .dsa_core = DsaCoreRule::kAbsorbedArea,
+                                              .indexer = IndexerRule::kMegatron,
+                                              .compressed_pairs = CompressedPairsRule::kMegatron,
+                                              .compressed_indexer = CompressedIndexerRule::kMegatron,
+                                              .head_gate = false,
+                                              .quick_geglu_as_ungated = true,
+                                              .hyper_connections = HyperConnectionRule::kNotCounted,
+                                              .ngram_memory = NgramMemoryRule::kNone,
+                                              .per_layer_embedding = PerLayerEmbeddingRule::kNone};
+constexpr Conventions kBridgeConventions{.causal = PairRule::kHalfSquare,
+                                         .windows = WindowRule::kExactBelowLength,
+                                         .mtp_layer = MtpLayerRule::kLastDecoderLayer,
+                                         .dsa_core = DsaCoreRule::kAbsorbedExact,
+                                         .indexer = IndexerRule::kExecuted,
+                                         .compressed_pairs = CompressedPairsRule::kMegatron,
+                                         .compressed_indexer = CompressedIndexerRule::kMegatron,
+                                         .head_gate = false,
+                                         .kda_gates_as_k3 = true,
+                                         .hyper_connections = HyperConnectionRule::kNotCounted,
+                                         .ngram_memory = NgramMemoryRule::kNone,
+                                         .per_layer_embedding = PerLayerEmbeddingRule::kNone};
+
+// Their hybrid functions (a hybrid layer pattern) count Mamba-2 2h wide and
+// no attention output gate; each MTP depth's layers as its pattern has them
+// and its logits, and only on Megatron-LM's dev branch its 2h -> h projection
+// and norms.
+Conventions on_megatron_path(Conventions c, const Model& model, bool hybrid_mtp_projection) {
+  if (model.megatron_path == MegatronPath::kStandard) return c;
+  c.mamba_width_doubled_hidden = true;
+  c.output_gate = false;
+  c.mtp_layer = MtpLayerRule::kAsDescribed;
+  c.mtp = hybrid_mtp_projection ? MtpRule::kFull : MtpRule::kNoProjection;
+  return c;
+}
+Conventions megatron_main_conventions(const Model& model) {
+  return on_megatron_path(kMegatronMainConventions, model, false);
+}
+Conventions megatron_dev_conventions(const Model& model) {
+  return on_megatron_path(kMegatronDevConventions, model, true);
+}
+Conventions bridge_conventions(const Model& model) { return on_megatron_path(kBridgeConventions, model, false); }
 
 // The frameworks, as read from their sources (docs/compare.md cites each).
 const std::array<FrameworkDefinition, 9>& definitions() {
@@ -462,44 +642,12 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .mla_output_gate = true,
                    .zero_experts_free = true},
        expressible_everywhere, nullptr, nullptr},
-      {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main",
-       Conventions{.causal = PairRule::kHalfSquare,
-                   .windows = WindowRule::kAsCausal,
-                   .dsa_core = DsaCoreRule::kDenseMla,
-                   .indexer = IndexerRule::kNone,
-                   .head_gate = false,
-                   .quick_geglu_as_ungated = true,
-                   .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone,
-                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
-       megatron_main_cannot_express, nullptr, nullptr},
-      {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix",
-       Conventions{.causal = PairRule::kHalfSquare,
-                   .windows = WindowRule::kAsCausal,
-                   .dsa_core = DsaCoreRule::kAbsorbedArea,
-                   .indexer = IndexerRule::kMegatron,
-                   .compressed_pairs = CompressedPairsRule::kMegatron,
-                   .compressed_indexer = CompressedIndexerRule::kMegatron,
-                   .head_gate = false,
-                   .quick_geglu_as_ungated = true,
-                   .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone,
-                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
-       megatron_cannot_express, nullptr, nullptr},
-      {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge",
-       Conventions{.causal = PairRule::kHalfSquare,
-                   .windows = WindowRule::kExactBelowLength,
-                   .mtp_layer = MtpLayerRule::kLastDecoderLayer,
-                   .dsa_core = DsaCoreRule::kAbsorbedExact,
-                   .indexer = IndexerRule::kExecuted,
-                   .compressed_pairs = CompressedPairsRule::kMegatron,
-                   .compressed_indexer = CompressedIndexerRule::kMegatron,
-                   .head_gate = false,
-                   .kda_gates_as_k3 = true,
-                   .hyper_connections = HyperConnectionRule::kNotCounted,
-                   .ngram_memory = NgramMemoryRule::kNone,
-                   .per_layer_embedding = PerLayerEmbeddingRule::kNone},
-       bridge_cannot_express, nullptr, nullptr},
+      {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main", kMegatronMainConventions,
+       megatron_main_cannot_express, megatron_main_conventions, nullptr},
+      {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix", kMegatronDevConventions,
+       megatron_cannot_express, megatron_dev_conventions, nullptr},
+      {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge", kBridgeConventions, bridge_cannot_express,
+       bridge_conventions, nullptr},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
@@ -526,15 +674,14 @@ const FrameworkDefinition& definition(Framework framework) {
 // Whether compare models how the frameworks' functions count a layer type
 // (convention_count.cc): one it does not makes every framework's count unknown.
 bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(Overloaded{
-                        [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                                       CompressedSparseAttention, SharedCompressedAttention,
-                                       CompressedBlockSparseAttention> auto&) { return true; },
-                        [](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) {
-                          return false;
-                        },
-                    },
-                    mixer);
+  return std::visit(
+      Overloaded{
+          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
+                         CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention,
+                         Mamba2> auto&) { return true; },
+          [](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) { return false; },
+      },
+      mixer);
 }
 bool frameworks_modelled(const ChannelMixer& channel_mixer) {
   return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);
@@ -555,7 +702,7 @@ std::string unmodelled_layer_kind(const Model& model) {
   if (kind.empty()) return "";
   return "the model has " + kind +
          " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
-         "gated delta net and Kimi Delta Attention layers only";
+         "gated delta net, Kimi Delta Attention and Mamba-2 layers only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -604,6 +751,9 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kCompressedPairs: return "compressed_pairs";
     case ConventionKind::kCompressedIndexer: return "compressed_indexer";
     case ConventionKind::kLinearAttentionCore: return "linear_attention_core";
+    case ConventionKind::kMambaWidth: return "mamba_width";
+    case ConventionKind::kAttentionWidth: return "attention_width";
+    case ConventionKind::kUngatedMlp: return "ungated_mlp";
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kHeadGate: return "head_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
@@ -634,6 +784,9 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kCompressedPairs: return "V4 attention pairs";
     case ConventionKind::kCompressedIndexer: return "V4 CSA indexer";
     case ConventionKind::kLinearAttentionCore: return "linear attention core";
+    case ConventionKind::kMambaWidth: return "Mamba-2 width";
+    case ConventionKind::kAttentionWidth: return "attention widths";
+    case ConventionKind::kUngatedMlp: return "ungated MLP";
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kHeadGate: return "attention head gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";

@@ -387,19 +387,122 @@ TEST(CompareTest, DifferencesAreNamedAndOnlyNonZero) {
   EXPECT_TRUE(model.differences.empty());
 }
 
+// A hybrid pattern (MGM*-E / ME): a Mamba-2 layer 12 wide (3 heads of 4,
+// state 4), attention of 2 heads 6 wide with an output gate, an ungated MLP, an
+// ungated MoE with a shared expert; one MTP depth of a Mamba-2 and an MoE layer.
+Model hybrid_mamba_model(MegatronPath path) {
+  const Layer mamba{Mixer{Mamba2{12, 3, 1, 4}}, std::nullopt};
+  const Layer attention{Mixer{GqaAttention{.num_heads = 2, .num_query_groups = 1, .head_dim = 6, .output_gate = true}},
+                        std::nullopt};
+  const Layer experts{std::nullopt, ChannelMixer{Moe{kExperts, kTopk, kExpertFfn, kExpertFfn, {}, false}}};
+  Model model = model_of({mamba, attention, Layer{std::nullopt, ChannelMixer{DenseMlp{kFfn, false}}}, experts},
+                         {{mamba, experts}});
+  model.megatron_path = path;
+  return model;
+}
+
+TEST(CompareTest, HybridMambaByEachFrameworksRule) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(hybrid_mamba_model(MegatronPath::kHybrid), s);
+    const Int128 S = s;
+    // FMAs per token: Mamba-2 of width d, h (2d + 2 groups state + heads) + d h;
+    // attention h (q + 2 kv + gate) + q h; the MLP 2 h ffn; the MoE 2 h ffn
+    // (top-k + shared); an MTP depth's projection and norms 2h^2 + 3h.
+    const auto mamba = [](Int128 d) { return kH * (2 * d + 2 * 4 + 3) + d * kH; };
+    const Int128 mlp = 2 * kH * kFfn, experts = 2 * kH * kExpertFfn * (kTopk + 1), projection = 2 * kH * kH + 3 * kH;
+    // trainflops model: width 12, the gate, exact pairs, the scan's 7 d state
+    // FLOPs; every product trained (x3).
+    expect_flops(got, "trainflops-model",
+                 6 * S * (2 * mamba(12) + (kH * 36 + 12 * kH) + mlp + 2 * experts + projection + 2 * kLogits) +
+                     3 * S * 2 * (7 * 12 * 4) + 6 * 24 * S * (S + 1) / 2);
+    // Megatron-LM's hybrid_flops: Mamba-2 2h wide, no gate, S^2/2 pairs, the
+    // pattern's layers and logits for the MTP depth; the dev branch adds its
+    // projection and norms; Megatron-Bridge's hybrid_flops is main's.
+    const Int128 main = 6 * S * (2 * mamba(2 * kH) + (kH * 24 + 12 * kH) + mlp + 2 * experts + 2 * kLogits) +
+                        3 * S * 2 * (7 * 16 * 4) + 3 * 24 * S * S;
+    expect_flops(got, "megatron-lm", main);
+    expect_flops(got, "megatron-lm-dsa-fix", main + 6 * S * projection);
+    expect_flops(got, "megatron-bridge", main);
+    // NeMo Automodel's nemotronh_flops: 6 T h (h + 2 h g/n + S + h) per
+    // attention layer; the MLP as gated (18 T h ffn); the experts and their
+    // router (6 T h E); the decoder's layers and logits alone.
+    expect_flops(got, "nemo-automodel",
+                 6 * S * (kH * (kH + kH + kH) + mamba(12) + 3 * kH * kFfn + experts + kRouter + kLogits) +
+                     6 * kH * S * S + 21 * S * 12 * 4);
+    expect_flops(got, "maxtext", -1);
+    expect_flops(got, "torchtitan", -1);
+    expect_flops(got, "nemo-rl", -1);
+  }
+  // Its benchmark recipe adds the MTP depths its formula leaves out.
+  const Comparison c = compare_frameworks(hybrid_mamba_model(MegatronPath::kHybrid), 6, 1).value();
+  const FrameworkCount& automodel = c.frameworks[static_cast<std::size_t>(Framework::kNemoAutomodel)];
+  ASSERT_EQ(automodel.recipe_differences.size(), 1u);
+  EXPECT_NE(automodel.recipe_differences[0].find("benchmark recipe adds the MTP depths"), std::string::npos);
+}
+
+TEST(CompareTest, WhyAFrameworkCannotCountAMambaModel) {
+  const auto reasons = [](const Model& model) {
+    std::map<std::string, std::string> out;
+    const Result<Comparison> c = compare_frameworks(model, 4, 1);
+    EXPECT_TRUE(c.ok()) << c.error().message();
+    if (!c.ok()) return out;
+    for (const FrameworkCount& f : c.value().frameworks) {
+      out[std::string(framework_name(f.framework))] = f.reason;
+    }
+    return out;
+  };
+  const auto hybrid = reasons(hybrid_mamba_model(MegatronPath::kHybrid));
+  EXPECT_EQ(hybrid.at("maxtext"), "MaxText has no Mamba-2 layer (no Nemotron-H model)");
+  EXPECT_EQ(hybrid.at("torchtitan"), "torchtitan has no Mamba-2 model");
+  EXPECT_EQ(hybrid.at("nemo-rl"),
+            "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only: its "
+            "nemotronh formula is mapped from no config (a Nemotron-H config raises \"Unsupported config type\")");
+  // Without a hybrid pattern Megatron-LM's transformer function has no Mamba-2.
+  const auto standard = reasons(hybrid_mamba_model(MegatronPath::kStandard));
+  EXPECT_EQ(standard.at("megatron-lm"),
+            "Megatron-LM's transformer function has no Mamba-2 term (its hybrid function, for a hybrid_layer_pattern, "
+            "has)");
+  EXPECT_EQ(standard.at("megatron-bridge"),
+            "Megatron-Bridge's transformer function has no Mamba-2 term (its hybrid function, for a "
+            "hybrid_layer_pattern, has)");
+  // MLA in a hybrid pattern: neither hybrid function reads it; Automodel's
+  // Nemotron-H formula has no gated experts.
+  Model mla_hybrid = hybrid_mamba_model(MegatronPath::kHybrid);
+  mla_hybrid.layers = std::vector<Layer>{mla_hybrid.layers[0], Layer{Mixer{mla()}, std::nullopt}};
+  const auto with_mla = reasons(mla_hybrid);
+  EXPECT_EQ(with_mla.at("megatron-lm"),
+            "Megatron-LM's hybrid function counts Mamba-2, gated delta net and grouped-query attention layers only (M, "
+            "G and * of the pattern); this model has mla layers");
+  EXPECT_EQ(with_mla.at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula counts Mamba-2 and grouped-query attention layers only");
+  Model gated = hybrid_mamba_model(MegatronPath::kHybrid);
+  gated.mtp_depths.clear();
+  gated.layers = std::vector<Layer>{gated.layers[0], Layer{std::nullopt, ChannelMixer{moe(kExpertFfn)}}};
+  EXPECT_EQ(reasons(gated).at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula charges every expert ungated (relu2); this model's are gated");
+  Model two_widths = hybrid_mamba_model(MegatronPath::kHybrid);
+  two_widths.mtp_depths.clear();
+  two_widths.layers = std::vector<Layer>{two_widths.layers[0], Layer{Mixer{Mamba2{16, 4, 1, 4}}, std::nullopt}};
+  EXPECT_EQ(reasons(two_widths).at("nemo-automodel"),
+            "NeMo Automodel's Nemotron-H formula reads one config: one Mamba-2 shape, one head count, one MLP width "
+            "and one MoE shape for every layer");
+}
+
 TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
-  Model mamba = model_of({Layer{Mixer{Mamba2{16, 2, 1, 4}}, std::nullopt}, gqa_layer(dense())});
-  const Result<Comparison> c = compare_frameworks(mamba, 4, 1);
+  Model product = model_of({Layer{Mixer{GatedDeltaProduct{16, 2, 1, 4, 2}}, std::nullopt}, gqa_layer(dense())});
+  product.megatron_path = MegatronPath::kHybrid;
+  const Result<Comparison> c = compare_frameworks(product, 4, 1);
   ASSERT_TRUE(c.ok()) << c.error().message();
   for (const FrameworkCount& f : c.value().frameworks) {
     const bool trainflops = f.framework == Framework::kTrainflopsModel || f.framework == Framework::kTrainflopsExecuted;
     EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
     if (!trainflops) {
       EXPECT_EQ(f.reason,
-                "the model has mamba2 layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and "
-                "V4.1 attention, QSA, gated delta net and Kimi Delta Attention layers only");
+                "the model has gdp layers; compare models the frameworks' counts of GQA, MLA, DSA, "
+                "DeepSeek-V4 and V4.1 attention, QSA, gated delta net, Kimi Delta Attention and Mamba-2 layers only");
     }
   }
   Model overflow = windowed_moe_model();

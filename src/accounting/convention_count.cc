@@ -145,7 +145,11 @@ void add_gqa(const GqaAttention& attention, std::int64_t h, const Conventions& c
   GqaAttention charged = attention;
   charged.output_gate = attention.output_gate && c.output_gate;
   charged.head_gate = attention.head_gate && c.head_gate;
-  sum.add(gqa_attention_terms(charged, h, kModelMode), [&](const Statistic& s) -> std::optional<Int128> {
+  // Megatron mode's count of a layer without a head width is the query width
+  // h and the key/value width g h/n, as a fraction.
+  if (c.attention_width_from_hidden) charged.head_dim.reset();
+  const Convention widths = c.attention_width_from_hidden ? kMegatronMode : kModelMode;
+  sum.add(gqa_attention_terms(charged, h, widths), [&](const Statistic& s) -> std::optional<Int128> {
     switch (s.kind) {
       case StatisticKind::kCausalPairs: return sum.causal(c.causal);
       case StatisticKind::kChunkedPairs: return c.windows == WindowRule::kExact ? sum.exact(s) : sum.causal(c.causal);
@@ -319,8 +323,12 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                    if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
                    sum.add(terms, exact);
                  },
+                 // Megatron mode's Mamba-2 is 2h wide.
+                 [&](const Mamba2& m) {
+                   sum.add(mamba2_terms(m, h, c.mamba_width_doubled_hidden ? kMegatronMode : kModelMode), exact);
+                 },
                  // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<Mamba2, GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto& other) {
+                 [&](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto& other) {
                    sum.add(terms_of(other, h, projections_mode(c)), exact);
                  },
              },
@@ -332,7 +340,11 @@ void add_channel_mixer(const ChannelMixer& channel_mixer, std::int64_t h, const 
   // Megatron mode charges quick-GeGLU as ungated.
   const Convention charged = c.quick_geglu_as_ungated ? kMegatronMode : kModelMode;
   std::visit(Overloaded{
-                 [&](const DenseMlp& mlp) { sum.add(terms_of(mlp, h, charged), exact); },
+                 [&](const DenseMlp& described) {
+                   DenseMlp mlp = described;
+                   mlp.gated = described.gated || c.ungated_mlp_as_gated;
+                   sum.add(terms_of(mlp, h, charged), exact);
+                 },
                  [&](const Moe& described) {
                    Moe moe = described;
                    if (!c.zero_experts_free && moe.zero_experts) moe.real_experts_per_token = moe.topk;
@@ -472,6 +484,9 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kCompressedPairs: to.compressed_pairs = from.compressed_pairs; return;
     case ConventionKind::kCompressedIndexer: to.compressed_indexer = from.compressed_indexer; return;
     case ConventionKind::kLinearAttentionCore: to.linear_core = from.linear_core; return;
+    case ConventionKind::kMambaWidth: to.mamba_width_doubled_hidden = from.mamba_width_doubled_hidden; return;
+    case ConventionKind::kAttentionWidth: to.attention_width_from_hidden = from.attention_width_from_hidden; return;
+    case ConventionKind::kUngatedMlp: to.ungated_mlp_as_gated = from.ungated_mlp_as_gated; return;
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kHeadGate: to.head_gate = from.head_gate; return;
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
@@ -512,6 +527,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       switch (c.mtp) {
         case MtpRule::kFull: return "layers, projection, norms, logits";
         case MtpRule::kLayersOnly: return "layers only";
+        case MtpRule::kNoProjection: return "layers, logits (no projection)";
         case MtpRule::kOff: return "not counted";
       }
       break;
@@ -557,6 +573,10 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       }
       break;
     case ConventionKind::kLinearAttentionCore: return c.linear_core ? "counted" : "not counted";
+    case ConventionKind::kMambaWidth: return c.mamba_width_doubled_hidden ? "2h" : "heads x head width";
+    case ConventionKind::kAttentionWidth:
+      return c.attention_width_from_hidden ? "query h, keys and values g h/n" : "heads x head width";
+    case ConventionKind::kUngatedMlp: return c.ungated_mlp_as_gated ? "charged as gated" : "as described";
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
     case ConventionKind::kHeadGate: return c.head_gate ? "counted" : "not counted";
     case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
@@ -619,8 +639,8 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   if (c.mtp != MtpRule::kOff) {
     for (const LayerStack& depth : model.mtp_depths) {
       add_layers(depth, model, moe, c, sum, [&](const Layer& layer) { return mtp_layer_as_charged(layer, model, c); });
-      if (c.mtp == MtpRule::kFull) {
-        sum.add({mtp_projection_term(model.hidden_size, projections_mode(c))}, tokens);
+      if (c.mtp == MtpRule::kFull) sum.add({mtp_projection_term(model.hidden_size, projections_mode(c))}, tokens);
+      if (c.mtp == MtpRule::kFull || c.mtp == MtpRule::kNoProjection) {
         sum.add({logits_term(model.hidden_size, model.vocab_size)}, tokens);
         add_head();
       }

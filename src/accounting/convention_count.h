@@ -30,9 +30,10 @@ enum class WindowRule {
 };
 
 enum class MtpRule {
-  kFull,        // the depth's layers, its 2h -> h projection with norms, its logits
-  kLayersOnly,  // the layers alone: the output layer shared, no projection
-  kOff,         // not counted
+  kFull,          // the depth's layers, its 2h -> h projection with norms, its logits
+  kLayersOnly,    // the layers alone: the output layer shared, no projection
+  kNoProjection,  // the layers and the logits, without the 2h -> h projection and its norms
+  kOff,           // not counted
 };
 
 enum class MtpLayerRule {
@@ -111,13 +112,22 @@ struct Conventions {
   CompressedPairsRule compressed_pairs = CompressedPairsRule::kExact;
   CompressedIndexerRule compressed_indexer = CompressedIndexerRule::kExact;
   bool linear_core = true;
+  // A Mamba-2 layer's inner width taken as 2h whatever its heads, as
+  // Megatron-LM's and Megatron-Bridge's hybrid functions take it.
+  bool mamba_width_doubled_hidden = false;
   bool output_gate = true;
   bool head_gate = true;  // GqaAttention::head_gate's h x n projection
+  // Grouped-query attention's query width taken as h and its key/value width
+  // as g h/n whatever its head width (NeMo Automodel's Nemotron-H formula).
+  bool attention_width_from_hidden = false;
   bool norms = true;
   bool dense_layers_as_moe = false;
   // A gated MLP whose activation is quick-GeGLU charged as ungated, as
   // Megatron-LM's function does (DenseMlp::megatron_charges_ungated).
   bool quick_geglu_as_ungated = false;
+  // An ungated dense MLP charged as gated, 3 h ffn (NeMo Automodel's
+  // Nemotron-H formula assumes a gated linear unit).
+  bool ungated_mlp_as_gated = false;
   // 6 FLOPs per token for each active norm weight, bias, attention sink and
   // gate (parameters.h's kinds kNorm, kBias, kPerHeadScalar, kGate) besides
   // the MLA LoRA norms the `norms` choice charges: torchtitan's 6 N counts

@@ -197,6 +197,7 @@ void add_mixer(Parts& p, const SharedCompressedAttention& a, const Context& c) {
 void add_mixer(Parts& p, const BlockSparseAttention& a, const Context& c) {
   add_mixer(p, a.attention, c);
   p.weight(Component::kIndexerProjections, c.h * (Int128{a.indexer_num_heads} + 1) * a.indexer_head_dim);
+  p.add(ParameterKind::kNorm, 2 * Int128{a.indexer_head_dim});  // the index queries' and keys' norms
 }
 
 void add_mixer(Parts& p, const GatedDeltaNet& g, const Context& c) {

@@ -143,6 +143,28 @@ Result<Imported> import_object(const Entry& entry, const json& object, Fields& f
   return imported;
 }
 
+// Multimodal wrappers whose text_config may name no model_type: the text
+// model type their configuration class builds it as. Sorted by wrapper.
+struct ImpliedTextModel {
+  std::string_view wrapper;
+  std::string_view text_model_type;
+};
+constexpr ImpliedTextModel kImpliedTextModels[] = {
+    // MiniMax-M3's MiniMaxM3VLConfig builds its text_config as minimax_m3.
+    {"minimax_m3_vl", "minimax_m3"},
+};
+static_assert(std::is_sorted(std::begin(kImpliedTextModels), std::end(kImpliedTextModels),
+                             [](const ImpliedTextModel& a, const ImpliedTextModel& b) {
+                               return a.wrapper < b.wrapper;
+                             }));
+
+std::optional<std::string> implied_text_model_type(std::string_view wrapper) {
+  for (const ImpliedTextModel& implied : kImpliedTextModels) {
+    if (implied.wrapper == wrapper) return std::string(implied.text_model_type);
+  }
+  return std::nullopt;
+}
+
 // A multimodal release whose language model is text_config, of a supported
 // model type: that model is counted, the other modalities are not.
 Result<Imported> import_text_config(const json& config, const std::string& model_type, Notes& notes) {
@@ -153,7 +175,8 @@ Result<Imported> import_text_config(const json& config, const std::string& model
   const auto text = config.find("text_config");
   if (text == config.end() || !text->is_object()) return unsupported("");
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields text_fields, Fields::open(*text, "text_config", ""));
-  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> text_type, text_fields.optional_text("model_type"));
+  TRAINFLOPS_ASSIGN_OR_RETURN(std::optional<std::string> text_type, text_fields.optional_text("model_type"));
+  if (!text_type) text_type = implied_text_model_type(model_type);
   if (!text_type) return unsupported(", and its text_config names no model_type");
   const Entry* entry = entry_of(*text_type);
   if (!entry) return unsupported(", nor is its text_config's \"" + *text_type + "\"");

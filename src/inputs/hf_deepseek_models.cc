@@ -689,7 +689,7 @@ Result<Model> import_kimi_linear(Fields& config, Notes& notes) {
   // Routing, the latent experts' norm, the activation's shape and the context
   // length: no products.
   config.ignore({"moe_renormalize", "moe_router_activation_func", "routed_scaling_factor", "use_grouped_topk",
-                 "num_expert_group", "topk_group", "latent_moe_use_norm", "activation_situ_beta",
+                 "num_expert_group", "topk_group", "topk_method", "latent_moe_use_norm", "activation_situ_beta",
                  "activation_situ_linear_beta", "model_max_length"});
   // Kimi K3's attention residuals: per layer two hidden x 1 scores and a
   // weighted sum over at most a block of earlier outputs, a few hidden

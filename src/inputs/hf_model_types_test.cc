@@ -94,31 +94,16 @@ const std::string kLlama4Scout = R"({
     "num_local_experts": 16, "output_router_logits": false, "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
     "router_aux_loss_coef": 0.001, "router_jitter_noise": 0.0, "use_qk_norm": true, "vocab_size": 202048}})";
 
-// The sizes of MiniMaxAI/MiniMax-M3's config.json: a multimodal wrapper
-// (minimax_m3_vl) whose language model is text_config, the vision tower left
-// out; block-sparse attention on the layers sparse_attention_freq names.
-const std::string kMiniMaxM3 = R"({
-  "architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl",
-  "image_token_index": 200025, "video_token_index": 200026, "torch_dtype": "bfloat16",
-  "vision_config": {"hidden_size": 1280, "num_hidden_layers": 32},
-  "text_config": {
-    "model_type": "minimax_m3", "architectures": ["MiniMaxM3SparseForCausalLM"], "hidden_size": 6144,
-    "intermediate_size": 3072, "dense_intermediate_size": 12288, "shared_intermediate_size": 3072,
-    "num_hidden_layers": 60, "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128,
-    "vocab_size": 200064, "max_position_embeddings": 1048576, "rms_norm_eps": 1e-06, "use_gemma_norm": true,
-    "rope_theta": 5000000, "rotary_dim": 64, "partial_rotary_factor": 0.5, "hidden_act": "swigluoai",
-    "use_qk_norm": true, "qk_norm_type": "per_head", "tie_word_embeddings": false, "num_local_experts": 128,
-    "num_experts_per_tok": 4, "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": true,
-    "swiglu_alpha": 1.702, "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
-    "moe_layer_freq": [0, 0, 0, )" +
-                               repeated("1", 57) + R"(],
-    "sparse_attention_config": {"use_sparse_attention": true, "sparse_index_dim": 128,
-      "sparse_num_index_heads": 4, "sparse_topk_blocks": 16, "sparse_block_size": 128, "sparse_score_type": "max",
-      "sparse_init_block": 0, "sparse_local_block": 1,
-      "sparse_disable_index_value": [0, 0, 0, )" +
-                               repeated("1", 57) + R"(],
-      "sparse_attention_freq": [0, 0, 0, )" +
-                               repeated("1", 57) + R"(]}}})";
+// A release config of tests/data/hf, as published.
+std::string release_config(const std::string& name) {
+  return read_input_file(std::string(TRAINFLOPS_TEST_DATA) + "/hf/" + name, kMaxConfigFileBytes).value();
+}
+
+// MiniMaxAI/MiniMax-M3's config.json: a multimodal wrapper (minimax_m3_vl)
+// whose language model is text_config, which names no model_type (the
+// wrapper's configuration class builds it as minimax_m3); block-sparse
+// attention on the layers sparse_attention_freq names; 7 MTP modules.
+const std::string kMiniMaxM3 = release_config("minimax-m3.json");
 
 HfImport imported(const std::string& config) {
   Result<HfImport> import = import_hf_config(config, UnknownFields::kRejected);
@@ -167,12 +152,11 @@ TEST(HfModelTypesTest, CountTheParametersTheirAuthorsPublish) {
       // 230B total, 10B active.
       {"MiniMax-M2", &kMiniMaxM2, "minimax_m2: 62 layers (62 gqa+moe) + 3 MTP depths, hidden 3072, vocab 200064", 230e9,
        1e9, 10e9, 1e9, kWithOutputLayer},
-      // 428B total (NeMo Automodel's model page), the vision tower included;
-      // its "22B active" is not checked: the decoder alone counts 23.5B, with
-      // the output layer 24.7B, and the page does not say what it counts.
+      // ~428B total (its model card), the vision tower included; its ~23B
+      // active is checked by the minimax-m3 preset, read as a round figure.
       {"MiniMax-M3",
        &kMiniMaxM3,
-       "minimax_m3_vl: 60 layers (3 gqa+mlp, 57 block-sparse+moe), hidden 6144, vocab 200064",
+       "minimax_m3_vl: 60 layers (3 gqa+mlp, 57 block-sparse+moe) + 7 MTP depths, hidden 6144, vocab 200064",
        428e9,
        1e9,
        std::nullopt,
@@ -483,6 +467,18 @@ TEST(HfModelTypesTest, KimiK3sTextModelHasItsGates) {
   EXPECT_EQ(import.value().assumed.front(),
             "attn_res_block_size: Kimi K3's attention residuals (per-layer scores and weighted sums over earlier "
             "layer outputs, a few hidden-size multiply-adds per token) are not counted");
+}
+
+// moonshotai/Kimi-K3's config.json as released: kimi_k3 around a kimi_linear
+// text model with DeepSeek-style grouped routing (topk_method noaux_tc).
+TEST(HfModelTypesTest, KimiK3ImportsFromItsRelease) {
+  const HfImport import = imported(release_config("kimi-k3.json"));
+  if (import.model.layers.empty()) return;
+  EXPECT_TRUE(import.unknown.empty());
+  EXPECT_EQ(summarize(import.model),
+            "kimi_k3: 93 layers (1 kda+mlp, 68 kda+moe, 24 mla+moe), hidden 7168, vocab 163840");
+  EXPECT_EQ(*import.model.layers[3].mixer, Mixer(MlaAttention{96, 1536, 512, 128, 64, 128, true}));
+  EXPECT_EQ(std::get<Moe>(*import.model.layers[1].channel_mixer), (Moe{896, 16, 3072, 2 * 3072, 3584, true}));
 }
 
 TEST(HfModelTypesTest, KimiLinearLayerListsMustCoverTheLayers) {

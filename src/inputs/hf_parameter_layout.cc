@@ -113,16 +113,18 @@ Status read_parameter_layout(Fields& config, Model& model) {
     layout.linear_biases = true;
     return Ok{};
   }
-  if (type == "minimax_m2") {
+  if (one_of(type, {"minimax_m2", "minimax_m3"})) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const bool qk_norm, flag_or(config, "use_qk_norm", true));
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::string> qk_norm_type, config.optional_text("qk_norm_type"));
     if (qk_norm) {
       if (qk_norm_type && *qk_norm_type != "per_layer" && *qk_norm_type != "per_head") {
         return config.invalid("qk_norm_type", json(*qk_norm_type), "must be per_layer or per_head");
       }
-      // per_layer: one norm over every query head together, one over every key head.
-      layout.qk_norm = qk_norm_type.value_or("per_layer") == "per_layer" ? ParameterLayout::QkNorm::kAllHeads
-                                                                          : ParameterLayout::QkNorm::kPerHead;
+      // per_layer: one norm over every query head together, one over every
+      // key head; MiniMax-M3's configuration class defaults to per_head.
+      const std::string_view fallback = type == "minimax_m3" ? "per_head" : "per_layer";
+      layout.qk_norm = qk_norm_type.value_or(std::string(fallback)) == "per_layer" ? ParameterLayout::QkNorm::kAllHeads
+                                                                                   : ParameterLayout::QkNorm::kPerHead;
     }
     TRAINFLOPS_ASSIGN_OR_RETURN(layout.expert_bias, flag_or(config, "use_routing_bias", true));
     return Ok{};

@@ -810,6 +810,10 @@ Result<Model> import_minimax_m3(Fields& config, Notes& notes) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> depths,
                               config.optional_non_negative("num_mtp_modules"));
   if (depths) TRAINFLOPS_RETURN_IF_ERROR(check_layer_count(config.path_of("num_mtp_modules"), *depths));
+  // The release's num_nextn_predict_layers is the draft depth inference
+  // engines read; training builds num_mtp_modules modules (NeMo Automodel's
+  // MiniMax-M3 reads only that), so it adds nothing here.
+  config.ignore({"num_nextn_predict_layers"});
   // Norms, RoPE, routing and the clamped SwiGLU's constants: no products.
   config.ignore({"rotary_dim", "use_qk_norm", "qk_norm_type", "use_gemma_norm", "scoring_func", "use_routing_bias",
                  "routed_scaling_factor", "swiglu_alpha", "swiglu_limit", "output_router_logits",
