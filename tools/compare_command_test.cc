@@ -58,12 +58,15 @@ TEST(CompareCommandTest, EveryFrameworkReconciledExactly) {
 // its dev branch on DeepSeek-V4 and hybrid patterns), Megatron-Bridge's, MaxText's and NeMo-RL's
 // own FLOPs functions returned, run from their source by
 // validation/framework_functions.py, on the presets, the release configs of
-// tests/data/hf, DeepSeek-V4 configs and a few variants, at three lengths.
+// tests/data/hf, DeepSeek-V4 configs and a few variants, at three lengths;
+// Megatron-Bridge's also on Kimi K3 and MiniMax-M3 through the arguments its
+// providers set (for MiniMax-M3 with the recipe aligned: the record also
+// holds its number with the provider's MTP forced off).
 TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
   std::ifstream in(data("compare/framework_functions.jsonl"));
   std::map<std::string, nlohmann::json> comparisons;  // by command
   std::set<std::string> frameworks;
-  std::size_t records = 0;
+  std::size_t records = 0, recipe_records = 0;
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json record = nlohmann::json::parse(line);
     std::string command = "compare";
@@ -83,12 +86,22 @@ TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
       // Relative 1e-12 (they count in floating point), or one FLOP: compare's
       // counts are whole, a framework's need not be (MaxText's DeepSeek-V4 CSA).
       EXPECT_NEAR(row["flops"].get<double>(), theirs, std::max(1e-12 * theirs, 1.0));
+      if (record.value("difference", "") == "mtp") {
+        // The provider's own arguments leave the MTP depths out: less, and
+        // the row names that recipe difference.
+        EXPECT_LT(record["recipe_flops"].get<double>(), theirs);
+        ASSERT_TRUE(row.contains("recipe_differences"));
+        EXPECT_NE(row["recipe_differences"][0].get<std::string>().find("forces mtp_num_layers to None"),
+                  std::string::npos);
+        ++recipe_records;
+      }
     }
     EXPECT_TRUE(found);
     frameworks.insert(record["framework"].get<std::string>());
     ++records;
   }
   EXPECT_GE(records, 300u);
+  EXPECT_EQ(recipe_records, 3u);  // MiniMax-M3 (Megatron-Bridge's provider forces MTP off)
   EXPECT_EQ(frameworks,
             (std::set<std::string>{"maxtext", "megatron-bridge", "megatron-lm", "megatron-lm-dsa-fix", "nemo-rl"}));
 }

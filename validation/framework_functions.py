@@ -332,6 +332,9 @@ def release_config(config, klass):
         return type(klass, (Settings,), {})(**{k: v for k, v in json.load(f).items() if v is not None})
 
 
+# Megatron-LM arguments: Nemotron-H-56B under the gated-delta-product spec.
+GDP_HYBRID = "tests/data/compare/nemotron-h-56b-gdp.json"
+
 # gpt-oss-120b with its windows (a native config; the preset has none).
 WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
 
@@ -360,6 +363,66 @@ HF_CASES = (
         "moe_shared_expert_intermediate_size": 1024,
         "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
         "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}),
+)
+
+
+def release_text_config(config):
+    """tests/data/hf/`config`'s language model: its text_config."""
+    with open(os.path.join(ROOT, "tests", "data", "hf", config)) as f:
+        return json.load(f)["text_config"]
+
+
+def kimi_k3_bridge_args(text):
+    """Megatron-Bridge's arguments for Kimi K3, as its KimiK3Bridge's
+    provider_bridge sets them from the text_config (the common config
+    mapping, then its own fields): MLA, a latent MoE on every layer from
+    first_k_dense_replace, the shared experts' width summed, the KDA layers
+    (1-based) of linear_attn_config, no MTP (num_nextn_predict_layers 0)."""
+    linear = text["linear_attn_config"]
+    layers = text["num_hidden_layers"]
+    return {
+        "num_layers": layers, "hidden_size": text["hidden_size"], "ffn_hidden_size": text["intermediate_size"],
+        "num_attention_heads": text["num_attention_heads"], "multi_latent_attention": True,
+        "q_lora_rank": text["q_lora_rank"], "kv_lora_rank": text["kv_lora_rank"],
+        "qk_head_dim": text["qk_nope_head_dim"], "qk_pos_emb_head_dim": text["qk_rope_head_dim"],
+        "v_head_dim": text["v_head_dim"], "swiglu": True, "padded_vocab_size": text["vocab_size"],
+        "num_experts": text["num_experts"], "moe_router_topk": text["num_experts_per_token"],
+        "moe_ffn_hidden_size": text["moe_intermediate_size"], "moe_latent_size": text["routed_expert_hidden_size"],
+        "moe_shared_expert_intermediate_size": text["moe_intermediate_size"] * text["num_shared_experts"],
+        "moe_layer_freq": [int(i >= text["first_k_dense_replace"] and i % text["moe_layer_freq"] == 0)
+                           for i in range(layers)],
+        "mtp_num_layers": text["num_nextn_predict_layers"], "kimi_kda_layers": tuple(linear["kda_layers"]),
+        "kimi_linear_num_heads": linear["num_heads"], "kimi_linear_head_dim": linear["head_dim"],
+        "kimi_linear_conv_kernel_size": linear["short_conv_kernel_size"]}
+
+
+def minimax_m3_bridge_args(text):
+    """Megatron-Bridge's arguments for MiniMax-M3, as its MiniMaxM3Bridge's
+    provider_bridge sets them from the text_config: GQA on every layer (the
+    indexer's fields are stored, never read by the FLOPs function), dense
+    layers dense_intermediate_size wide, experts intermediate_size wide, one
+    shared expert, the 0/1 moe_layer_freq list; mtp_num_layers forced to None
+    (the checkpoint ships no MTP weights)."""
+    return {
+        "num_layers": text["num_hidden_layers"], "hidden_size": text["hidden_size"],
+        "ffn_hidden_size": text["dense_intermediate_size"], "num_attention_heads": text["num_attention_heads"],
+        "group_query_attention": True, "num_query_groups": text["num_key_value_heads"],
+        "kv_channels": text["head_dim"], "swiglu": True, "padded_vocab_size": text["vocab_size"],
+        "num_experts": text["num_local_experts"], "moe_router_topk": text["num_experts_per_tok"],
+        "moe_ffn_hidden_size": text["intermediate_size"],
+        "moe_shared_expert_intermediate_size": text["n_shared_experts"] * text["shared_intermediate_size"],
+        "moe_layer_freq": [int(f) for f in text["moe_layer_freq"]], "mtp_num_layers": None}
+
+
+# Release-config presets that Megatron-Bridge's provider reads (its other
+# frameworks cannot count them): the preset, Bridge's arguments, and where
+# its provider leaves out part of the model, the arguments with the recipe
+# aligned (compare's row): MiniMax-M3's 7 MTP depths, which its config
+# builds and the provider forces off.
+BRIDGE_PROVIDER_CASES = (
+    ("kimi-k3", "kimi-k3.json", kimi_k3_bridge_args, None),
+    ("minimax-m3", "minimax-m3.json", minimax_m3_bridge_args,
+     lambda text: {"mtp_num_layers": text["num_mtp_modules"]}),
 )
 
 
@@ -471,6 +534,11 @@ def cases():
         yield (f"glm-5.2 ({mode})", ["--preset", "glm-5.2", "--dsa-indexer-grad-mode", mode],
                dict(presets["glm-5.2"], dsa_indexer_loss_coeff=0.001, dsa_indexer_use_sparse_loss=sparse))
     yield "gpt-oss-120b (windowed)", ["--config", WINDOWED_GPT_OSS], windowed_args(presets["gpt-oss-120b"])
+    # Nemotron-H-56B's M layers as gated delta products (Megatron-LM's
+    # gated-delta-product spec, 2 Householder reflections): only Megatron-LM
+    # main's hybrid function counts them.
+    with open(os.path.join(ROOT, GDP_HYBRID)) as f:
+        yield "nemotron-h-56b (gdp)", ["--args", GDP_HYBRID], json.load(f)
     for config, preset, args in HF_CASES:
         given = dict(presets[preset], **args) if preset else args
         if isinstance(given.get("linear_attention_freq"), list):
@@ -545,6 +613,33 @@ def check_automodel(cli, checkout, records):
     return differ
 
 
+def check_bridge_providers(cli, run, source, records):
+    """Megatron-Bridge on BRIDGE_PROVIDER_CASES: the number compare shows is
+    its number for the recipe aligned; the record also holds its number with
+    the provider's own arguments: 1 per disagreement."""
+    differ = 0
+    for name, config, bridge_args, aligned_args in BRIDGE_PROVIDER_CASES:
+        text = release_text_config(config)
+        args = bridge_args(text)
+        options = ["--preset", name]
+        for length in LENGTHS:
+            theirs = run(args, length)
+            record = {"options": options, "seq_length": length, "framework": "megatron-bridge",
+                      "flops": float(theirs), "function": source.split(" (")[0]}
+            if aligned_args:
+                record.update(recipe_flops=float(theirs), difference="mtp")
+                theirs = run(dict(args, **aligned_args(text)), length)
+                record["flops"] = float(theirs)
+            row = compare_rows(cli, options, length)["megatron-bridge"]
+            compared = None if row["flops"] is None else int(row["exact"])
+            outcome = Outcome.AGREE if compared is not None and agree(theirs, compared) else Outcome.DIFFER
+            differ += outcome is Outcome.DIFFER
+            print(f"{name:<24} {length:>7}  megatron-bridge  {outcome.value:<7} theirs {theirs:.15e}  "
+                  f"compare {compared if compared is not None else row['reason']}  ({source})")
+            records.append(record)
+    return differ
+
+
 def compare_rows(cli, source, length):
     result = subprocess.run([cli, "compare", *source, "--seq-length", str(length), "--global-batch-size", "1",
                              "--format", "json"], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -605,6 +700,8 @@ def main():
                       f"compare {ours}  ({source})")
                 records.append({"options": source_options, "seq_length": length, "framework": name,
                                 "flops": float(theirs), "function": source.split(" (")[0]})
+    if "megatron-bridge" in runners:
+        differ += check_bridge_providers(options.cli, *runners["megatron-bridge"], records)
     automodel_records = []
     if env("NEMO_AUTOMODEL"):
         differ += check_automodel(options.cli, env("NEMO_AUTOMODEL"), automodel_records)

@@ -61,6 +61,7 @@ enum class ConventionKind {
   kDsaIndexer,           // DSA's lightning indexer
   kCompressedPairs,      // DeepSeek-V4 attention: the window, compressed and selected entries charged
   kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
+  kBlockSparse,          // block-sparse attention: its selected blocks and indexer, or dense GQA without the indexer
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kMambaWidth,           // a Mamba-2 layer's inner width: its heads times head width, or 2h
   kOutputGate,           // the attention output gate's projection
@@ -91,6 +92,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kDsaIndexer,
     ConventionKind::kCompressedPairs,
     ConventionKind::kCompressedIndexer,
+    ConventionKind::kBlockSparse,
     ConventionKind::kLinearAttentionCore,
     ConventionKind::kMambaWidth,
     ConventionKind::kOutputGate,

@@ -135,20 +135,25 @@ constexpr std::string_view kNoQsa = " has no Qwen3.8 sparse attention (QSA: GQA 
 
 // Why Megatron-LM's or Megatron-Bridge's function (`framework`) cannot count
 // `model` on the path its hybrid layer pattern, or its absence, selects; or
-// empty. The transformer function has no Mamba-2 term; the hybrid function
-// reads only the Mamba-2, gated delta net and `*` attention counts of the
-// pattern (MLP and MoE besides) and charges an attention layer without a head
-// width g h/n keys and values, a fraction compare's whole counts cannot hold.
+// empty. The transformer function has no Mamba-2 or gated delta product term;
+// the hybrid function reads only the Mamba-2 (gated delta product under its
+// spec), gated delta net and `*` attention counts of the pattern (MLP and MoE
+// besides) and charges an attention layer without a head width g h/n keys and
+// values, a fraction compare's whole counts cannot hold.
 std::string megatron_path_unexpressed(const Model& model, std::string_view framework) {
   const std::string name(framework);
   if (model.megatron_path == MegatronPath::kStandard) {
+    if (has_mixer<GatedDeltaProduct>(model)) {
+      return name + "'s transformer function has no gated delta product term (Megatron-LM main's hybrid function, "
+                    "for a hybrid_layer_pattern under a gated-delta-product spec, has)";
+    }
     if (!has_mixer<Mamba2>(model)) return "";
     return name + "'s transformer function has no Mamba-2 term (its hybrid function, for a hybrid_layer_pattern, has)";
   }
   std::string other;
   any_layer(model, [&](const Layer& l) {
     if (l.mixer && !std::holds_alternative<GqaAttention>(*l.mixer) && !std::holds_alternative<Mamba2>(*l.mixer) &&
-        !std::holds_alternative<GatedDeltaNet>(*l.mixer)) {
+        !std::holds_alternative<GatedDeltaProduct>(*l.mixer) && !std::holds_alternative<GatedDeltaNet>(*l.mixer)) {
       other = mixer_kind(*l.mixer);
     }
     return !other.empty();
@@ -176,9 +181,22 @@ std::string megatron_cannot_express(const Model& model) {
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
   if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
+  if (has_mixer<BlockSparseAttention>(model)) {
+    return "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
+           "provider runs it";
+  }
   if (std::string reason = megatron_path_unexpressed(model, "Megatron-LM"); !reason.empty()) return reason;
   if (gqa_widths_differ(model)) return "Megatron-LM's function" + std::string(kOneAttentionWidth);
   return "";
+}
+
+// Megatron-LM's dev branch: its hybrid function has no gated delta product.
+std::string megatron_dev_cannot_express(const Model& model) {
+  if (has_mixer<GatedDeltaProduct>(model)) {
+    return "Megatron-LM's dev branch has no gated delta product: its hybrid function charges the M layers of a "
+           "gated-delta-product spec as Mamba-2 (main's counts them)";
+  }
+  return megatron_cannot_express(model);
 }
 
 std::string megatron_main_cannot_express(const Model& model) {
@@ -195,6 +213,10 @@ std::string bridge_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-Bridge" + std::string(kNoSharedKeyValue);
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-Bridge" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-Bridge" + std::string(kNoQsa);
+  if (has_mixer<GatedDeltaProduct>(model)) {
+    return "Megatron-Bridge's hybrid function has no gated delta product: it charges every M layer as Mamba-2 "
+           "(Megatron-LM main's counts them)";
+  }
   if (has_dsa_where(model, [](const DsaAttention& a) { return a.indexer.grad_mode == DsaIndexer::GradMode::kFull; })) {
     return "Megatron-Bridge charges an indexer on detached inputs; grad mode full has no counterpart there";
   }
@@ -236,7 +258,9 @@ bool has_latent_moe(const Model& model) {
 std::string maxtext_cannot_express(const Model& model) {
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
+  if (has_mixer<BlockSparseAttention>(model)) return "MaxText has no block-sparse attention (no MiniMax-M3 model)";
   if (has_mixer<Mamba2>(model)) return "MaxText has no Mamba-2 layer (no Nemotron-H model)";
+  if (has_mixer<GatedDeltaProduct>(model)) return "MaxText has no gated delta product";
   if (has_mixer<CompressedSparseAttention>(model)) return maxtext_deepseek_v4_unexpressed(model);
   if (has_mixer<SharedCompressedAttention>(model)) return "MaxText" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "MaxText" + std::string(kNoQsa);
@@ -267,6 +291,8 @@ std::string torchtitan_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "torchtitan" + std::string(kNoSharedKeyValue);
   if (has_mixer<KimiDeltaAttention>(model)) return "torchtitan has no Kimi Delta Attention model";
   if (has_mixer<Mamba2>(model)) return "torchtitan has no Mamba-2 model";
+  if (has_mixer<GatedDeltaProduct>(model)) return "torchtitan has no gated delta product model";
+  if (has_mixer<BlockSparseAttention>(model)) return "torchtitan has no block-sparse attention (no MiniMax-M3 model)";
   if (has_mixer<SharedCompressedAttention>(model)) return "torchtitan" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "torchtitan" + std::string(kNoQsa);
   if (model.hyper_connections || has_ngram_memory(model)) {
@@ -404,6 +430,7 @@ constexpr std::string_view kAutomodelFallback =
     "num_experts_per_tok), whatever the model; compare does not model that estimate";
 
 std::string automodel_cannot_express(const Model& model) {
+  if (has_mixer<GatedDeltaProduct>(model)) return "NeMo Automodel has no gated delta product formula";
   if (has_mixer<Mamba2>(model)) return automodel_nemotron_h_unexpressed(model);
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
   if (has_mixer<CompressedSparseAttention>(model)) {
@@ -413,6 +440,11 @@ std::string automodel_cannot_express(const Model& model) {
   if (has_shared_key_value(model) || has_per_layer_embedding(model)) {
     return "NeMo Automodel has no Gemma 4 formula (attention whose keys are its values or that reuses another "
            "layer's keys and values, per-layer embeddings)" +
+           std::string(kAutomodelFallback);
+  }
+  if (has_mixer<BlockSparseAttention>(model)) {
+    return "NeMo Automodel has no block-sparse attention formula (none is mapped from MiniMaxM3VLConfig or "
+           "MiniMaxM3VLTextConfig)" +
            std::string(kAutomodelFallback);
   }
   if (has_mixer<KimiDeltaAttention>(model)) {
@@ -574,6 +606,14 @@ std::vector<std::string> automodel_recipe(const Model& model) {
           "num_nextn_predict_layers); shown with them, as its MLA formula (GLM-5's class) counts them"};
 }
 
+std::vector<std::string> bridge_recipe(const Model& model) {
+  if (model.mtp_depths.empty() || !has_mixer<BlockSparseAttention>(model)) return {};
+  const std::string depths = std::to_string(model.mtp_depths.size());
+  return {"Megatron-Bridge's MiniMax-M3 provider forces mtp_num_layers to None (the checkpoint ships no MTP "
+          "weights): run with it, its number leaves out the " +
+          depths + " MTP depths; shown with them, as mtp_num_layers = " + depths + " counts them"};
+}
+
 // Megatron-LM's main branch, its dev branch (with the DSA fix) and
 // Megatron-Bridge on the transformer path.
 constexpr Conventions kMegatronMainConventions{.causal = PairRule::kHalfSquare,
@@ -604,6 +644,7 @@ constexpr Conventions kBridgeConventions{.causal = PairRule::kHalfSquare,
                                          .compressed_pairs = CompressedPairsRule::kMegatron,
                                          .compressed_indexer = CompressedIndexerRule::kMegatron,
                                          .head_gate = false,
+                                         .block_sparse_as_dense = true,
                                          .kda_gates_as_k3 = true,
                                          .hyper_connections = HyperConnectionRule::kNotCounted,
                                          .ngram_memory = NgramMemoryRule::kNone,
@@ -645,9 +686,9 @@ const std::array<FrameworkDefinition, 9>& definitions() {
       {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main", kMegatronMainConventions,
        megatron_main_cannot_express, megatron_main_conventions, nullptr},
       {Framework::kMegatronDsaFix, "megatron-lm-dsa-fix", "Megatron-LM DSA fix", kMegatronDevConventions,
-       megatron_cannot_express, megatron_dev_conventions, nullptr},
+       megatron_dev_cannot_express, megatron_dev_conventions, nullptr},
       {Framework::kMegatronBridge, "megatron-bridge", "Megatron-Bridge", kBridgeConventions, bridge_cannot_express,
-       bridge_conventions, nullptr},
+       bridge_conventions, bridge_recipe},
       {Framework::kMaxText, "maxtext", "MaxText", kMaxTextConventions, maxtext_cannot_express, maxtext_conventions,
        maxtext_recipe},
       {Framework::kTorchtitan, "torchtitan", "torchtitan",
@@ -678,8 +719,8 @@ bool frameworks_modelled(const Mixer& mixer) {
       Overloaded{
           [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
                          CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention,
-                         Mamba2> auto&) { return true; },
-          [](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto&) { return false; },
+                         BlockSparseAttention, Mamba2, GatedDeltaProduct> auto&) { return true; },
+          [](const DsaGqaAttention&) { return false; },
       },
       mixer);
 }
@@ -702,7 +743,8 @@ std::string unmodelled_layer_kind(const Model& model) {
   if (kind.empty()) return "";
   return "the model has " + kind +
          " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
-         "gated delta net, Kimi Delta Attention and Mamba-2 layers only";
+         "block-sparse attention, gated delta net, Kimi Delta Attention, Mamba-2 and gated delta product layers "
+         "only";
 }
 
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
@@ -757,6 +799,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "output_gate";
     case ConventionKind::kHeadGate: return "head_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
+    case ConventionKind::kBlockSparse: return "block_sparse";
     case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
@@ -790,6 +833,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kOutputGate: return "attention output gate";
     case ConventionKind::kHeadGate: return "attention head gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";
+    case ConventionKind::kBlockSparse: return "block-sparse attention";
     case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";

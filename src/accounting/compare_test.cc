@@ -489,20 +489,121 @@ TEST(CompareTest, WhyAFrameworkCannotCountAMambaModel) {
             "and one MoE shape for every layer");
 }
 
+// A dense GQA layer, then MiniMax-M3's kind: block-sparse attention (blocks
+// of 2 keys, 2 of them per query, an indexer of 1 head of 2) with MoE, and
+// one MTP depth copying it.
+Model block_sparse_model() {
+  const BlockSparseAttention sparse{
+      .attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim},
+      .indexer_num_heads = 1,
+      .indexer_head_dim = 2,
+      .block_size = 2,
+      .topk_blocks = 2};
+  const Layer sparse_layer{Mixer{sparse}, ChannelMixer{moe(kExpertFfn)}};
+  return model_of({gqa_layer(dense()), sparse_layer}, {{sparse_layer}});
+}
+
+TEST(CompareTest, BlockSparseByEachFrameworksRule) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(block_sparse_model(), s);
+    const Int128 S = s;
+    // Megatron-Bridge (MiniMax-M3's provider): every layer dense GQA over
+    // S^2/2 pairs, no indexer; the MTP depth as a transformer MTP layer (its
+    // projection and norms, its logits).
+    const Int128 per_token = kGqaProjections + kDenseMlp + 2 * (kGqaProjections + kRouted + kShared);
+    expect_flops(got, "megatron-bridge", 6 * S * (per_token + 2 * kH * kH + 3 * kH + 2 * kLogits) + 6 * 3 * kQ * S * S);
+    for (const char* other :
+         {"megatron-lm", "megatron-lm-dsa-fix", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}) {
+      expect_flops(got, other, -1);
+    }
+  }
+  const Comparison c = compare_frameworks(block_sparse_model(), 6, 1).value();
+  const FrameworkCount& bridge = c.frameworks[static_cast<std::size_t>(Framework::kMegatronBridge)];
+  EXPECT_TRUE(std::any_of(bridge.differences.begin(), bridge.differences.end(), [](const ConventionDifference& d) {
+    return d.kind == ConventionKind::kBlockSparse && d.choice == "dense GQA over causal pairs, no indexer";
+  }));
+  ASSERT_EQ(bridge.recipe_differences.size(), 1u);
+  EXPECT_EQ(bridge.recipe_differences[0],
+            "Megatron-Bridge's MiniMax-M3 provider forces mtp_num_layers to None (the checkpoint ships no MTP "
+            "weights): run with it, its number leaves out the 1 MTP depths; shown with them, as mtp_num_layers = 1 "
+            "counts them");
+  const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  EXPECT_EQ(reason(Framework::kMegatronMain),
+            "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
+            "provider runs it");
+  EXPECT_EQ(reason(Framework::kMegatronDsaFix), reason(Framework::kMegatronMain));
+  EXPECT_EQ(reason(Framework::kMaxText), "MaxText has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kTorchtitan), "torchtitan has no block-sparse attention (no MiniMax-M3 model)");
+  EXPECT_EQ(reason(Framework::kNemoRl),
+            "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; this "
+            "model has other attention");
+  EXPECT_EQ(reason(Framework::kNemoAutomodel)
+                .rfind("NeMo Automodel has no block-sparse attention formula (none is mapped from MiniMaxM3VLConfig or "
+                       "MiniMaxM3VLTextConfig): get_flops_formula_for_hf_config falls back to transformer_flops",
+                       0),
+            0u);
+}
+
+// A gated delta product (d = 16, 2 heads, 1 group, state 4, 2 Householder
+// reflections) and a GQA layer with a dense MLP, on a hybrid pattern.
+Model gated_delta_product_model() {
+  Model model = model_of({Layer{Mixer{GatedDeltaProduct{16, 2, 1, 4, 2}}, std::nullopt}, gqa_layer(dense())});
+  model.megatron_path = MegatronPath::kHybrid;
+  return model;
+}
+
+TEST(CompareTest, GatedDeltaProductOnlyMegatronLmMainCounts) {
+  for (std::int64_t s : {1, 6, 7}) {
+    SCOPED_TRACE("L = " + std::to_string(s));
+    const auto got = numbers(gated_delta_product_model(), s);
+    const Int128 S = s;
+    // Megatron-LM main's gated_delta_product_layer_flops: h (d (1 + H) + g
+    // state (1 + H) + heads (1 + H)) + 4 (d H + g state (1 + H)) + d h FMAs per
+    // token, and (4 H + 3) d state FLOPs of recurrence; its attention over S^2/2
+    // pairs.
+    const Int128 gdp = kH * (16 * 3 + 4 * 3 + 2 * 3) + 4 * (16 * 2 + 4 * 3) + 16 * kH;  // 832
+    expect_flops(got, "megatron-lm",
+                 6 * S * (gdp + kGqaProjections + kDenseMlp + kLogits) + 3 * S * (11 * 16 * 4) + 6 * kQ * S * S);
+    for (const char* other :
+         {"megatron-lm-dsa-fix", "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}) {
+      expect_flops(got, other, -1);
+    }
+  }
+  const Comparison c = compare_frameworks(gated_delta_product_model(), 4, 1).value();
+  const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  EXPECT_EQ(reason(Framework::kMegatronDsaFix),
+            "Megatron-LM's dev branch has no gated delta product: its hybrid function charges the M layers of a "
+            "gated-delta-product spec as Mamba-2 (main's counts them)");
+  EXPECT_EQ(reason(Framework::kMegatronBridge),
+            "Megatron-Bridge's hybrid function has no gated delta product: it charges every M layer as Mamba-2 "
+            "(Megatron-LM main's counts them)");
+  EXPECT_EQ(reason(Framework::kMaxText), "MaxText has no gated delta product");
+  EXPECT_EQ(reason(Framework::kNemoAutomodel), "NeMo Automodel has no gated delta product formula");
+  Model standard = gated_delta_product_model();
+  standard.megatron_path = MegatronPath::kStandard;
+  EXPECT_EQ(
+      compare_frameworks(standard, 4, 1).value().frameworks[static_cast<std::size_t>(Framework::kMegatronMain)].reason,
+      "Megatron-LM's transformer function has no gated delta product term (Megatron-LM main's hybrid function, "
+      "for a hybrid_layer_pattern under a gated-delta-product spec, has)");
+}
+
 TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
-  Model product = model_of({Layer{Mixer{GatedDeltaProduct{16, 2, 1, 4, 2}}, std::nullopt}, gqa_layer(dense())});
-  product.megatron_path = MegatronPath::kHybrid;
-  const Result<Comparison> c = compare_frameworks(product, 4, 1);
+  DsaGqaAttention dsa_gqa{.attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim}};
+  dsa_gqa.indexer = DsaIndexer{.num_heads = 1, .head_dim = 2, .topk = 2};
+  const Model sparse = model_of({Layer{Mixer{dsa_gqa}, ChannelMixer{dense()}}, gqa_layer(dense())});
+  const Result<Comparison> c = compare_frameworks(sparse, 4, 1);
   ASSERT_TRUE(c.ok()) << c.error().message();
   for (const FrameworkCount& f : c.value().frameworks) {
     const bool trainflops = f.framework == Framework::kTrainflopsModel || f.framework == Framework::kTrainflopsExecuted;
     EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
     if (!trainflops) {
       EXPECT_EQ(f.reason,
-                "the model has gdp layers; compare models the frameworks' counts of GQA, MLA, DSA, "
-                "DeepSeek-V4 and V4.1 attention, QSA, gated delta net, Kimi Delta Attention and Mamba-2 layers only");
+                "the model has dsa-gqa layers; compare models the frameworks' counts of GQA, MLA, DSA, "
+                "DeepSeek-V4 and V4.1 attention, QSA, block-sparse attention, gated delta net, Kimi Delta Attention, "
+                "Mamba-2 and gated delta product layers only");
     }
   }
   Model overflow = windowed_moe_model();

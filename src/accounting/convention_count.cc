@@ -327,8 +327,15 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                  [&](const Mamba2& m) {
                    sum.add(mamba2_terms(m, h, c.mamba_width_doubled_hidden ? kMegatronMode : kModelMode), exact);
                  },
+                 [&](const BlockSparseAttention& a) {
+                   if (c.block_sparse_as_dense) {
+                     add_gqa(a.attention, h, c, sum);
+                   } else {
+                     sum.add(terms_of(a, h, projections_mode(c)), exact);
+                   }
+                 },
                  // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<GatedDeltaProduct, BlockSparseAttention, DsaGqaAttention> auto& other) {
+                 [&](const OneOf<GatedDeltaProduct, DsaGqaAttention> auto& other) {
                    sum.add(terms_of(other, h, projections_mode(c)), exact);
                  },
              },
@@ -490,6 +497,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kOutputGate: to.output_gate = from.output_gate; return;
     case ConventionKind::kHeadGate: to.head_gate = from.head_gate; return;
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
+    case ConventionKind::kBlockSparse: to.block_sparse_as_dense = from.block_sparse_as_dense; return;
     case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
@@ -580,6 +588,9 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kOutputGate: return c.output_gate ? "counted" : "not counted";
     case ConventionKind::kHeadGate: return c.head_gate ? "counted" : "not counted";
     case ConventionKind::kMlaOutputGate: return c.mla_output_gate ? "counted" : "not counted";
+    case ConventionKind::kBlockSparse:
+      return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer"
+                                     : "selected blocks, indexer forward only";
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";

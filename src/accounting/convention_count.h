@@ -135,6 +135,10 @@ struct Conventions {
   bool small_parameters = false;
   // Kimi K3's MLA output gate: no framework's function counts it.
   bool mla_output_gate = false;
+  // Block-sparse attention (MiniMax-M3's) charged as the dense grouped-query
+  // attention it selects from, without its indexer, as Megatron-Bridge's
+  // function charges the full causal attention its MiniMax-M3 model runs.
+  bool block_sparse_as_dense = false;
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
