@@ -538,6 +538,16 @@ struct ParameterLayout {
   bool expert_bias = false;         // the router's load-balancing bias, one per expert
   bool shared_expert_gate = false;  // a sigmoid gate (h x 1) on the shared expert's output
   bool tied_embedding = false;      // the output layer is the embedding table
+  // Gemma's sandwich norms: each sublayer's output passes a norm of h before
+  // it joins the residual (the post-attention and post-feedforward norms),
+  // beside the sublayer's input norm. In a MoE beside a shared expert (Gemma
+  // 4's MoE block) the routed experts also have their own input norm and each
+  // branch its own output norm.
+  bool sublayer_output_norms = false;
+  // Gemma 4's router: a scale per input channel (h) on its normalized input
+  // and a scale per expert on the selected experts' weights.
+  bool router_scales = false;
+  bool layer_scalars = false;  // a scalar multiplying each layer's output (Gemma 4's layer_scalar)
 
   bool operator==(const ParameterLayout&) const = default;
 };
