@@ -221,7 +221,9 @@ def _qsa_case(rng, index):
 def _kda_case(rng, index):
     """Kimi Delta Attention in place of the attention (the GQA arguments give
     the rest of the model): full-rank and low-rank output gates, packed
-    documents, dense MLP or MoE, with and without MTP."""
+    documents, dense MLP or MoE, with and without MTP; the delta rule in
+    chunks of 1 to 16 tokens, documents of several chunks and a partial last
+    one."""
     args = _base(rng)
     _gqa(rng, args, gate=False)
     if index % 3 == 2:
@@ -229,7 +231,8 @@ def _kda_case(rng, index):
     head_dim = rng.choice([4, 6, 8])
     kda = {"type": "kda", "num_heads": rng.choice([1, 2, 3]), "head_dim": head_dim,
            "conv_kernel_dim": rng.choice([2, 3, 4]), "forget_gate_rank": rng.choice([2, 3, head_dim]),
-           "output_gate_rank": rng.choice([2, head_dim]) if index % 2 else None}
+           "output_gate_rank": rng.choice([2, head_dim]) if index % 2 else None,
+           "chunk_size": rng.choice([1, 3, 4, 8, 16])}
     return args, _documents(rng), kda
 
 
@@ -239,10 +242,10 @@ def _csa2_case(rng, index):
     that read it and run their own indexer or reuse the last one's choice;
     every third case two-level top-k (a candidate source, then consumers);
     top-k below and at or above the longest document's entries; an MTP
-    layer with its own cache. Two-level cases keep top-k at or below the
+    layer with its own cache. Two-level cases draw top-k around the
     (K - 1) B + 1 entries that K candidate blocks of B always hold (the
-    query's own block may be partial): trainflops charges a consumer
-    min(k, entries seen), which a top-k above the candidates exceeds."""
+    query's own block may be partial), and above them: a consumer selects
+    min(k, its candidates)."""
     args = _base(rng, layers=rng.randint(3, 4))
     _gqa(rng, args, gate=False)
     if index % 3 == 2:
@@ -260,7 +263,9 @@ def _csa2_case(rng, index):
     candidates = {"candidate_blocks": rng.randint(2, 3), "candidate_block_size": rng.randint(1, 3)}
     if two_level:
         always_held = (candidates["candidate_blocks"] - 1) * candidates["candidate_block_size"] + 1
-        cache["topk"] = rng.randint(max(1, always_held - 1), always_held)
+        all_blocks = candidates["candidate_blocks"] * candidates["candidate_block_size"]
+        cache["topk"] = (rng.randint(max(1, always_held - 1), always_held) if index % 2
+                         else rng.randint(always_held + 1, all_blocks + 2))
     writer = {**cache, **indexer, "writes_cache": True, "runs_indexer": True}
     if two_level:
         writer.update(candidates="source", **candidates)

@@ -95,6 +95,7 @@ class Kda:
     conv_kernel_dim: int
     forget_gate_rank: int
     output_gate_rank: int | None  # None: a full-rank output gate
+    chunk_size: int  # the delta rule's chunks (the native config's chunk_size)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -79,14 +79,14 @@ NON_PRODUCTS = frozenset(
     getattr(aten, name)
     for name in """
     _log_softmax _log_softmax_backward_data _reshape_alias _softmax _softmax_backward_data
-    _to_copy _unsafe_view abs add add_ alias arange as_strided cat clamp clamp_min clone copy_ cos detach
-    div embedding embedding_dense_backward empty empty_like empty_strided eq exp expand
+    _to_copy _unsafe_view abs add add_ alias arange as_strided cat clamp clamp_min clone copy_ cos cumsum detach
+    div embedding embedding_dense_backward empty empty_like empty_strided eq exp expand eye
     fill_ ge gather gelu gelu_backward gt index index_add index_put index_select is_same_size le log lt masked_fill
     max mean mul ne neg new_empty new_empty_strided new_zeros nll_loss_backward nll_loss_forward
     nonzero ones_like permute pow reciprocal relu roll rsqrt rsub scatter scatter_add select
     select_backward sigmoid sigmoid_backward silu silu_backward sin slice slice_backward softplus
     softplus_backward split
-    split_with_sizes sqrt squeeze stack sub sum t threshold_backward topk transpose unbind
+    split_with_sizes sqrt squeeze stack sub sum t threshold_backward topk transpose tril unbind flip
     unsqueeze view where zero_ zeros zeros_like
     """.split()
 )

@@ -13,9 +13,11 @@ REQUIRED = frozenset(
      "block-sparse k at or above every document", "block-sparse init blocks", "block-sparse in mtp",
      "qsa budget below a document", "qsa budget at or above every document", "qsa indexer key heads shared",
      "qsa an indexer key head per query head", "qsa document without a complete block", "qsa in mtp",
-     "kda full-rank output gate", "kda low-rank output gate", "kda packed documents", "kda with moe", "kda in mtp",
+     "kda full-rank output gate", "kda low-rank output gate", "kda packed documents",
+     "kda document of several chunks", "kda partial last chunk", "kda with moe", "kda in mtp",
      "csa2 window-only layer", "csa2 ratio 1", "csa2 ratio above 1", "csa2 reader running its own indexer",
-     "csa2 reader reusing the selection", "csa2 candidate source and consumer", "csa2 top-k below a document",
+     "csa2 reader reusing the selection", "csa2 candidate source and consumer",
+     "csa2 consumer top-k above its fewest candidates", "csa2 top-k below a document",
      "csa2 top-k at or above every document", "csa2 in mtp",
      "mhc", "mhc in mtp", "mhc with moe"]
     + [f"recompute {r}" for r in RECOMPUTE]
@@ -55,6 +57,10 @@ def features(case):
         found.add(f"kda, recompute {case.recompute}")
         if len(case.docs) > 1:
             found.add("kda packed documents")
+        if any(length > sparse.chunk_size for length in case.docs):
+            found.add("kda document of several chunks")
+        if any(length % sparse.chunk_size for length in case.docs):
+            found.add("kda partial last chunk")
         if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
             found.add("kda with moe")
         if config.mtp_depths:
@@ -124,6 +130,9 @@ def _csa2_features(stack, case):
                       else "csa2 reader reusing the selection")
         if layer.candidates == "consumer":
             found.add("csa2 candidate source and consumer")
+            held = layer.candidate_blocks * layer.candidate_block_size
+            if layer.topk > held - layer.candidate_block_size + 1 and max(case.docs) // ratio > held:
+                found.add("csa2 consumer top-k above its fewest candidates")
     return found
 
 

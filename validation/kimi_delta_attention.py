@@ -11,15 +11,21 @@ The convolution runs as a batched product of each channel's windows with its
 K taps (K P FMAs per token); each document starts from zeros, as a varlen
 convolution kernel does, and its first tokens' windows hold them.
 
-The delta rule runs per document over one head_dim x head_dim state per head,
-token by token, in the four products executed mode counts: the state decays
-(elementwise), the key reads the state, the read is erased and the value
-written (two rank-one updates), and the query reads the state out. FLA's
-kernels group these products differently (docs/kimi.md): the check is that
-executed mode counts this program, not theirs. Each
-document's state starts from zeros that take a gradient: the kernels run
-every step's products and their backward alike, the first step's included
-(autograd would skip the gradient of a constant zero state).
+The delta rule runs per document in the chunked form training runs
+(flash-linear-attention's chunk_kda; its reference naive_chunk_kda), in
+chunks of chunk_size tokens, the last one of a document partial. Per chunk
+of c tokens and head: the key-key and query-key scores, each pair's product
+through the decay between them (c x c x d each); the unit triangular
+key-key matrix inverted by forward substitution (row j a j x j product);
+the transformed keys and values (c x c x d each); the new values, the keys'
+read of the state taken off (c x d x d); the output, the queries' read of
+the state (c x d x d) and the scores' read of the new values (c x c x d);
+the state decayed and updated (c x d x d). Every document's state starts
+from zeros that take a gradient, and its final state joins the output
+weighted zero: the kernels run every chunk's products and their backward
+alike, the first and last chunk's included (autograd would skip the
+gradient of a constant zero state, and the backward of a state nothing
+reads).
 """
 
 import types
@@ -69,21 +75,46 @@ def _unit(x):
     return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + 1e-6)
 
 
-def delta_rule(query, key, value, decay, beta, batch):
-    """query, key, value, decay (T, heads, d); beta (T, heads). Returns (T, heads, d)."""
+def _pair_scores(left, key, log_decay):
+    """(heads, c, c): row i, column j the product of left_i and key_j through exp(log_decay_i - log_decay_j)."""
+    return torch.stack([torch.bmm(left * (log_decay - log_decay[:, j:j + 1]).exp(), key[:, j].unsqueeze(2)).squeeze(2)
+                        for j in range(key.shape[1])], dim=2)
+
+
+def _unit_triangular_inverse(a):
+    """(I - a)^-1 - I of strictly lower triangular (heads, c, c) a, by forward
+    substitution: row i adds its i entries times the rows above, already done."""
+    for i in range(1, a.shape[1]):
+        row = a[:, i:i + 1, :i] + torch.bmm(a[:, i:i + 1, :i], a[:, :i, :i])
+        a = torch.cat([a[:, :i], torch.cat([row, a[:, i:i + 1, i:]], dim=2), a[:, i + 1:]], dim=1)
+    return a
+
+
+def delta_rule(query, key, value, log_decay, beta, batch, chunk_size):
+    """query, key, value, log_decay (T, heads, d); beta (T, heads). Returns (T, heads, d)."""
     tokens, heads, d = query.shape
     outputs = []
     for start, length in batch.documents():
-        state = query.new_zeros(heads, d, d).requires_grad_()  # (heads, value channel, key channel)
-        for t in range(start, start + length):
-            k = key[t].unsqueeze(2)  # (heads, d, 1)
-            state = state * decay[t].unsqueeze(1)
-            read = torch.bmm(state, k)
-            step = beta[t].view(heads, 1, 1)
-            state = state - torch.bmm(step * read, k.transpose(1, 2))
-            state = state + torch.bmm(step * value[t].unsqueeze(2), k.transpose(1, 2))
-            outputs.append(torch.bmm(state, query[t].unsqueeze(2)).squeeze(2))
-    return torch.stack(outputs)
+        state = query.new_zeros(heads, d, d).requires_grad_()  # (heads, key channel, value channel)
+        for first in range(start, start + length, chunk_size):
+            c = min(chunk_size, start + length - first)
+            q, k, v = (x[first:first + c].transpose(0, 1) for x in (query, key, value))  # (heads, c, d)
+            g = log_decay[first:first + c].transpose(0, 1).cumsum(1)  # decay since the chunk's start
+            step = beta[first:first + c].t().unsqueeze(2)  # (heads, c, 1)
+            a = _unit_triangular_inverse(-(_pair_scores(k, k, g) * step).tril(-1))
+            a = (a + torch.eye(c)) * step.transpose(1, 2)
+            keys, values = torch.bmm(a, g.exp() * k), torch.bmm(a, v)
+            new_values = values - torch.bmm(keys, state)
+            outputs.append((torch.bmm(q * g.exp(), state)
+                            + torch.bmm(_pair_scores(q, k, g).tril(), new_values)).transpose(0, 1))
+            last = g[:, -1:]  # (heads, 1, d)
+            state = (state * last.transpose(1, 2).exp()
+                     + torch.bmm(((last - g).exp() * k).transpose(1, 2), new_values))
+        # The kernels run the last chunk's state update and its backward as
+        # every other chunk's; autograd would skip the backward of a state
+        # nothing reads, so the final state joins the output, weighted zero.
+        outputs[-1] = outputs[-1] + 0 * state.sum()
+    return torch.cat(outputs)
 
 
 def kimi_delta_attention(kda, p, x, batch, tags):
@@ -93,8 +124,8 @@ def kimi_delta_attention(kda, p, x, batch, tags):
                    for weight, taps in zip((p.query, p.key, p.value), p.convolutions))
         beta = torch.sigmoid(F.linear(x, p.beta))
         forget = F.linear(F.linear(x, p.forget_down), p.forget_up).view(tokens, heads, d)
-        decay = torch.exp(-torch.exp(p.decay_rate).unsqueeze(1) * F.softplus(forget))
-        out = delta_rule(_unit(q) * d ** -0.5, _unit(k), v, decay, beta, batch)
+        log_decay = -torch.exp(p.decay_rate).unsqueeze(1) * F.softplus(forget)
+        out = delta_rule(_unit(q) * d ** -0.5, _unit(k), v, log_decay, beta, batch, kda.chunk_size)
         gate = F.linear(x, p.gate) if p.gate is not None else F.linear(F.linear(x, p.gate_down), p.gate_up)
         out = rms_norm(out).reshape(tokens, heads * d) * torch.sigmoid(gate)
         return F.linear(out, p.output)

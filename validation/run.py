@@ -50,7 +50,8 @@ def summary(case):
     elif isinstance(native, Kda):
         attention = (f"kda {native.num_heads}x{native.head_dim} conv {native.conv_kernel_dim} "
                      f"forget rank {native.forget_gate_rank} output gate "
-                     + (f"rank {native.output_gate_rank}" if native.output_gate_rank else "full"))
+                     + (f"rank {native.output_gate_rank}" if native.output_gate_rank else "full")
+                     + f" chunks of {native.chunk_size}")
     elif isinstance(a, Gqa):
         attention = f"gqa {a.num_heads}/{a.num_groups} heads" + (" gated" if a.output_gate else "")
         if isinstance(native, BlockSparse):

@@ -69,6 +69,7 @@ enum class ConventionKind {
   kAttentionWidth,       // grouped-query attention's widths: from its heads, or from h (query h, keys g h/n)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
+  kKdaDeltaRule,         // Kimi Delta Attention's delta rule: recurrent (the model's) or chunked (as trained)
   kNorms,                // MLA's LoRA norms, MTP's and attention residuals' norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
@@ -76,7 +77,7 @@ enum class ConventionKind {
   kSmallParameters,      // 6 per token per norm weight, bias, sink and gate (a 6 N over every parameter)
   kHyperConnections,     // hyper-connections around every sublayer and before each head
   kNgramMemory,          // hashed n-gram memory's projections, gates and convolution
-  kCandidateBlocks,      // DeepSeek-V4.1's indexers after the candidate source: the candidates' entries or all
+  kCandidateBlocks,      // DeepSeek-V4.1's consumers: score and select among the candidates' entries, or all
   kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
   kPerLayerEmbedding,    // per-layer embeddings' projections and the gate's product with the embedding
   kAttentionResiduals,   // attention residuals' norms, scores and weighted sums (Kimi K3)
@@ -106,6 +107,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kSmallParameters,
     ConventionKind::kMlaOutputGate,
     ConventionKind::kKdaGates,
+    ConventionKind::kKdaDeltaRule,
     ConventionKind::kHyperConnections,
     ConventionKind::kNgramMemory,
     ConventionKind::kCandidateBlocks,

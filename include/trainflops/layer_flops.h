@@ -151,7 +151,8 @@ Terms compressed_block_sparse_attention_terms(const CompressedBlockSparseAttenti
 // n dv o_lora + o_groups o_lora h, without the norm terms when executed) and,
 // on the cache's KV source, the compressor (h dv at ratio 1, 2 h dv above).
 // Per key, 2 n dv: the window's keys (window_pairs) and, at a ratio r > 0,
-// the k selected entries (selected_compressed(k, r)). All of these train (x3).
+// the k selected entries (selected_compressed(k, r); a candidate consumer's
+// among its candidates, selected_candidates(k, r, K, B)). All of these train (x3).
 // An index source's indexer runs forward only (x1): q_lora nh hd + h nh per
 // token, hd dv per entry the KV source writes (compressed_positions(r)), and
 // nh hd per entry it scores (in executed mode nh more for the heads'
@@ -186,10 +187,17 @@ Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidde
 // + 3 conv_kernel_dim P (the short convolutions) + the delta rule's
 // kimi_delta_rule_fmas. Megatron mode counts as Megatron-Bridge's function
 // does, which charges every layer Kimi K3's gates: a full-rank output gate and
-// a forget gate of rank head_dim.
+// a forget gate of rank head_dim. Executed mode counts the delta rule in the
+// chunked form training runs instead (kimi_chunked_delta_rule_terms), per
+// head (d = head_dim, chunks of chunk_size, each document's last one
+// partial): 3 d^2 per token (the state's reads and update), 5 d per
+// chunk_squares (the c x c x d products) and 1 per chunk_substitutions (the
+// triangular inverse); every term trains.
 Terms kimi_delta_attention_terms(const KimiDeltaAttention& kda, std::int64_t hidden_size, Convention convention);
 // 4 num_heads head_dim^2 multiply-adds per token, as the gated delta rule's.
 Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& kda);
+// The chunked delta rule executed mode counts in its place, as its terms.
+Terms kimi_chunked_delta_rule_terms(const KimiDeltaAttention& kda);
 
 // State-space mixers (mamba_flops.cc).
 // Mamba-2 of width d (2 * hidden_size in the megatron conventions):

@@ -218,13 +218,17 @@ struct BlockSparseAttention {
 // projection and a depthwise short convolution; beta is one h x num_heads
 // projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
 // output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
-// when low rank) and a P x h projection.
+// when low rank) and a P x h projection. Training runs the delta rule in
+// chunks of chunk_size tokens (executed mode counts that form); 64 is the
+// default of flash-linear-attention's chunk_kda, whose kernels take 32 or 64.
+inline constexpr std::int64_t kKimiDeltaDefaultChunkSize = 64;
 struct KimiDeltaAttention {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t conv_kernel_dim = 0;
   std::int64_t forget_gate_rank = 0;
   std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
+  std::int64_t chunk_size = kKimiDeltaDefaultChunkSize;
 
   bool operator==(const KimiDeltaAttention&) const = default;
 };
@@ -552,6 +556,16 @@ struct ParameterLayout {
   bool expert_bias = false;         // the router's load-balancing bias, one per expert
   bool shared_expert_gate = false;  // a sigmoid gate (h x 1) on the shared expert's output
   bool tied_embedding = false;      // the output layer is the embedding table
+  // Gemma's sandwich norms: each sublayer's output passes a norm of h before
+  // it joins the residual (the post-attention and post-feedforward norms),
+  // beside the sublayer's input norm. In a MoE beside a shared expert (Gemma
+  // 4's MoE block) the routed experts also have their own input norm and each
+  // branch its own output norm.
+  bool sublayer_output_norms = false;
+  // Gemma 4's router: a scale per input channel (h) on its normalized input
+  // and a scale per expert on the selected experts' weights.
+  bool router_scales = false;
+  bool layer_scalars = false;  // a scalar multiplying each layer's output (Gemma 4's layer_scalar)
 
   bool operator==(const ParameterLayout&) const = default;
 };

@@ -35,6 +35,11 @@ enum class StatisticKind {
   kCompressedPositions,  // floor(L/r): the entries an r-times compressed KV holds for the document
   kCandidateEntries,     // sum_i c(floor(i/r)), c(E) = E for E <= KB, else (K-1)B + ((E-1) mod B) + 1:
                          // the entries of K candidate blocks of B, the query's own (last) block among them
+  kSelectedCandidates,   // sum_i min(k, c(floor(i/r))): the k entries a query selects among its candidates
+  kChunkSquares,         // sum over the chunks of c^2, chunks of c tokens (the last of L mod c): every
+                         // (token, token) pair of a chunk, the square products of a chunked delta rule
+  kChunkSubstitutions,   // sum over the chunks of sum_{j<c} j^2 = (c-1) c (2c-1) / 6: inverting a chunk's
+                         // unit triangular matrix by forward substitution, row j a j x j product
 };
 
 struct Statistic {
@@ -43,6 +48,7 @@ struct Statistic {
   std::int64_t pool = 0;   // p: the KPool kinds; w, c, r or b: window, chunk, compression ratio, block
   bool tail = false;       // pooled attended pairs: the incomplete pool is attended too
   std::int64_t block = 0;  // B: candidate entries' block size (k is then the blocks K)
+  std::int64_t blocks = 0;  // K: selected candidates' candidate blocks (k is their top-k)
   auto operator<=>(const Statistic&) const = default;
 };
 
@@ -61,6 +67,9 @@ Statistic selected_compressed(std::int64_t topk, std::int64_t ratio);
 Statistic block_topk_pairs(std::int64_t blocks, std::int64_t block_size);
 Statistic compressed_positions(std::int64_t ratio);
 Statistic candidate_entries(std::int64_t ratio, std::int64_t blocks, std::int64_t block_size);
+Statistic selected_candidates(std::int64_t topk, std::int64_t ratio, std::int64_t blocks, std::int64_t block_size);
+Statistic chunk_squares(std::int64_t chunk);
+Statistic chunk_substitutions(std::int64_t chunk);
 
 // The exact count for one causal document of `length` >= 0 tokens, in closed
 // form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1,

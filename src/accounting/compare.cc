@@ -681,6 +681,7 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .indexer = IndexerRule::kExecuted,
                    .norms = false,
                    .mla_output_gate = true,
+                   .kda_chunked_delta_rule = true,
                    .zero_experts_free = true,
                    .attention_residuals = true},
        expressible_everywhere, nullptr, nullptr},
@@ -802,6 +803,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
     case ConventionKind::kBlockSparse: return "block_sparse";
     case ConventionKind::kKdaGates: return "kda_gates";
+    case ConventionKind::kKdaDeltaRule: return "kda_delta_rule";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense_layers_as_moe";
     case ConventionKind::kQuickGeglu: return "quick_geglu";
@@ -837,6 +839,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kMlaOutputGate: return "MLA output gate";
     case ConventionKind::kBlockSparse: return "block-sparse attention";
     case ConventionKind::kKdaGates: return "KDA gates";
+    case ConventionKind::kKdaDeltaRule: return "KDA delta rule";
     case ConventionKind::kNorms: return "norms";
     case ConventionKind::kDenseLayersAsMoe: return "dense layers as MoE";
     case ConventionKind::kQuickGeglu: return "quick-GeGLU MLP";

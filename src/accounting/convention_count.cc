@@ -276,16 +276,17 @@ void add_compressed(const CompressedSparseAttention& attention, std::int64_t h, 
 
 // DeepSeek-V4.1: the frameworks' choices are whether the norms count, how the
 // indexer is charged (executed: with the heads' weighting, every entry) and
-// whether the candidate consumers score the candidates' entries alone.
+// whether the candidate consumers score and select among the candidates'
+// entries alone.
 void add_shared_compressed(const SharedCompressedAttention& attention, std::int64_t h, const Conventions& c,
                            DoubledSum& sum) {
   const auto exact = [&](const Statistic& s) { return sum.exact(s); };
-  sum.add(select(shared_compressed_attention_terms(attention, h, projections_mode(c)),
+  SharedCompressedAttention charged = attention;
+  if (!c.candidate_blocks) charged.candidate_role = SharedCompressedAttention::CandidateRole::kNone;
+  sum.add(select(shared_compressed_attention_terms(charged, h, projections_mode(c)),
                  [](Component k) { return !is_indexer_component(k); }),
           exact);
   if (c.indexer == IndexerRule::kNone) return;
-  SharedCompressedAttention charged = attention;
-  if (!c.candidate_blocks) charged.candidate_role = SharedCompressedAttention::CandidateRole::kNone;
   sum.add(select(shared_compressed_attention_terms(charged, h,
                                                    c.indexer == IndexerRule::kExecuted ? kExecutedMode : kModelMode),
                  is_indexer_component),
@@ -320,7 +321,13 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                  },
                  [&](const KimiDeltaAttention& k) {
                    Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
-                   if (!c.linear_core) terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
+                   if (!c.linear_core || c.kda_chunked_delta_rule) {
+                     terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
+                   }
+                   if (c.linear_core && c.kda_chunked_delta_rule) {
+                     const Terms chunked = kimi_chunked_delta_rule_terms(k);
+                     terms.insert(terms.end(), chunked.begin(), chunked.end());
+                   }
                    sum.add(terms, exact);
                  },
                  // Megatron mode's Mamba-2 is 2h wide.
@@ -499,6 +506,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
     case ConventionKind::kBlockSparse: to.block_sparse_as_dense = from.block_sparse_as_dense; return;
     case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
+    case ConventionKind::kKdaDeltaRule: to.kda_chunked_delta_rule = from.kda_chunked_delta_rule; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
     case ConventionKind::kDenseLayersAsMoe: to.dense_layers_as_moe = from.dense_layers_as_moe; return;
     case ConventionKind::kQuickGeglu: to.quick_geglu_as_ungated = from.quick_geglu_as_ungated; return;
@@ -593,6 +601,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer"
                                      : "selected blocks, indexer forward only";
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
+    case ConventionKind::kKdaDeltaRule: return c.kda_chunked_delta_rule ? "chunked" : "recurrent";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";
     case ConventionKind::kDenseLayersAsMoe: return c.dense_layers_as_moe ? "charged as MoE" : "as described";
     case ConventionKind::kQuickGeglu: return c.quick_geglu_as_ungated ? "charged as ungated" : "charged as gated";

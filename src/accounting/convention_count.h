@@ -142,13 +142,17 @@ struct Conventions {
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
+  // Kimi Delta Attention's delta rule in the chunked form training runs
+  // (false: the recurrent form, the model's).
+  bool kda_chunked_delta_rule = false;
   // The residual-stream machinery: counted as model mode does, left out, or
   // counted as a framework's function does.
   HyperConnectionRule hyper_connections = HyperConnectionRule::kCounted;
   NgramMemoryRule ngram_memory = NgramMemoryRule::kModel;
   PerLayerEmbeddingRule per_layer_embedding = PerLayerEmbeddingRule::kModel;
   // DeepSeek-V4.1's candidate consumers score the candidate blocks' entries
-  // alone (false: every entry they see, as the kernels do).
+  // alone and select among them (false: score every entry they see, as the
+  // kernels do, and select among every entry).
   bool candidate_blocks = true;
   // The shared expert's gate (ParameterLayout::shared_expert_gate), h x 1 per
   // token: no mode counts it.

@@ -109,8 +109,23 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
        {{Component::kKimiDeltaAttention, kTokens, 884, 1}}},
       // Low-rank gates of rank 2: forget 2(8 + 6) = 28, output 2(8 + 6) = 28: 408 FMAs.
       {"kda with low-rank gates",
-       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kExecuted}),
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kModel}),
        {{Component::kKimiDeltaAttention, kTokens, 816, 1}}},
+      // Executed: the delta rule in chunks of 64 (the default), per head of 3:
+      // the 336 FMAs besides the delta rule, then 3*9 = 27 per token (x2 heads: 54),
+      // 5*3 = 15 per chunk square (30) and 1 per substitution product (2).
+      {"kda with low-rank gates, executed",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kExecuted}),
+       {{Component::kKimiDeltaAttention, kTokens, 672, 1},
+        {Component::kKimiDeltaAttention, kTokens, 108, 1},
+        {Component::kKimiDeltaAttention, chunk_squares(64), 60, 1},
+        {Component::kKimiDeltaAttention, chunk_substitutions(64), 4, 1}}},
+      {"kda in chunks of 32, executed",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2, 32}, 8, Convention{Mode::kExecuted}),
+       {{Component::kKimiDeltaAttention, kTokens, 672, 1},
+        {Component::kKimiDeltaAttention, kTokens, 108, 1},
+        {Component::kKimiDeltaAttention, chunk_squares(32), 60, 1},
+        {Component::kKimiDeltaAttention, chunk_substitutions(32), 4, 1}}},
       // Megatron-Bridge charges Kimi K3's gates: forget rank head_dim 3, a full-rank output gate: 442 FMAs.
       {"kda with low-rank gates, megatron",
        kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kMegatron}),

@@ -39,7 +39,11 @@ void append_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convent
   const Int128 forget_gate_rank = as_bridge ? k.head_dim : k.forget_gate_rank;
   const Int128 projections = 4 * h * p + h * nh + forget_gate_rank * (h + p) + output_gate;
   const Int128 conv = Int128{k.conv_kernel_dim} * 3 * p;
-  terms.push_back(trained_gemm(Component::kKimiDeltaAttention, kTokens, projections + conv + kimi_delta_rule_fmas(k)));
+  const Int128 recurrent_delta_rule = is_executed(convention) ? 0 : kimi_delta_rule_fmas(k);
+  terms.push_back(trained_gemm(Component::kKimiDeltaAttention, kTokens, projections + conv + recurrent_delta_rule));
+  if (!is_executed(convention)) return;
+  const Terms chunked = kimi_chunked_delta_rule_terms(k);
+  terms.insert(terms.end(), chunked.begin(), chunked.end());
 }
 
 Terms gated_delta_net_terms(const GatedDeltaNet& g, std::int64_t hidden_size) {
@@ -54,6 +58,22 @@ Int128 gated_delta_rule_fmas(const GatedDeltaNet& g) {
 Int128 kimi_delta_rule_fmas(const KimiDeltaAttention& k) {
   // As the gated delta rule's, on num_heads states of head_dim x head_dim.
   return 4 * Int128{k.num_heads} * k.head_dim * k.head_dim;
+}
+
+// The chunked form the kernels run (flash-linear-attention's chunk_kda): per
+// chunk of c tokens and head, the key-key and query-key scores, the
+// transformed keys and values and the scores' read of the new values (five
+// c x c x d products), the inverse of the unit triangular key-key matrix by
+// forward substitution, and three c x d x d products with the state (its read
+// by the transformed keys and by the queries, and its update). Every operand
+// takes a gradient, so each product trains (x3).
+Terms kimi_chunked_delta_rule_terms(const KimiDeltaAttention& k) {
+  const Int128 nh = k.num_heads, d = k.head_dim;
+  return {
+      trained_gemm(Component::kKimiDeltaAttention, kTokens, 3 * nh * d * d),
+      trained_gemm(Component::kKimiDeltaAttention, chunk_squares(k.chunk_size), 5 * nh * d),
+      trained_gemm(Component::kKimiDeltaAttention, chunk_substitutions(k.chunk_size), nh),
+  };
 }
 
 Terms kimi_delta_attention_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention) {

@@ -110,8 +110,13 @@ void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
   if (layout.linear_biases) p.add(ParameterKind::kBias, h);
   switch (layout.qk_norm) {
     case ParameterLayout::QkNorm::kNone: break;
-    case ParameterLayout::QkNorm::kPerHead: p.add(ParameterKind::kNorm, c.norm(2 * (q / n))); break;
-    case ParameterLayout::QkNorm::kAllHeads: p.add(ParameterKind::kNorm, c.norm(q + kv)); break;
+    // A layer that reuses another layer's keys normalizes none of its own.
+    case ParameterLayout::QkNorm::kPerHead:
+      p.add(ParameterKind::kNorm, c.norm((a.reuses_key_value ? 1 : 2) * (q / n)));
+      break;
+    case ParameterLayout::QkNorm::kAllHeads:
+      p.add(ParameterKind::kNorm, c.norm(q + (a.reuses_key_value ? 0 : kv)));
+      break;
   }
   if (layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
 }
@@ -266,6 +271,13 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
   }
   if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts + m.zero_experts.value_or(0));
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
+  // Beside the layer's input and output norms (the shared expert's branch):
+  // the routed experts' input norm and both branches' output norms.
+  if (layout.sublayer_output_norms && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kNorm, 3 * c.norm(h));
+  if (layout.router_scales) {
+    p.add(ParameterKind::kNorm, h);  // the scale of the router's normalized input
+    p.add(ParameterKind::kPerHeadScalar, experts);
+  }
 }
 
 void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {
@@ -310,18 +322,20 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
   }
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
   // type without one does not compile. Each sublayer has its own input norm.
+  const int norms_per_sublayer = c.layout.sublayer_output_norms ? 2 : 1;
   if (layer.mixer) {
     std::visit([&](const auto& mixer) { add_mixer(p, mixer, c); }, *layer.mixer);
-    p.add(ParameterKind::kNorm, c.norm(c.h));
+    p.add(ParameterKind::kNorm, norms_per_sublayer * c.norm(c.h));
   }
   if (layer.channel_mixer) {
     if (const auto* moe = std::get_if<Moe>(&*layer.channel_mixer); moe && !moe->num_experts) {
       return Error(path + ".channel_mixer.num_experts is missing: the total parameters count every expert");
     }
     std::visit([&](const auto& mixer) { add_channel_mixer(p, mixer, c); }, *layer.channel_mixer);
-    p.add(ParameterKind::kNorm, c.norm(c.h));
+    p.add(ParameterKind::kNorm, norms_per_sublayer * c.norm(c.h));
   }
   if (layer.per_layer_embedding) add_per_layer_embedding(p, *layer.per_layer_embedding, c);
+  if (c.layout.layer_scalars) p.add(ParameterKind::kPerHeadScalar, 1);
   return p;
 }
 

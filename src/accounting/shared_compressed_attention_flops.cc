@@ -22,7 +22,12 @@ void append_terms(const SharedCompressedAttention& a, std::int64_t hidden_size, 
   terms.push_back(trained_gemm(Component::kCoreAttention, window_pairs(a.window), per_key));
   const std::int64_t r = a.compress_ratio;
   if (r == 0) return;
-  terms.push_back(trained_gemm(Component::kDsaCoreAttention, selected_compressed(a.topk, r), per_key));
+  // A candidate consumer selects among its candidate blocks' entries only.
+  const Statistic selected =
+      a.candidate_role == SharedCompressedAttention::CandidateRole::kConsumer
+          ? selected_candidates(a.topk, r, a.candidate_blocks, a.candidate_block_size)
+          : selected_compressed(a.topk, r);
+  terms.push_back(trained_gemm(Component::kDsaCoreAttention, selected, per_key));
   // The compressor: its projection, and above ratio 1 the softmax gate that pools r tokens.
   if (a.writes_cache) terms.push_back(trained_gemm(Component::kKvCompressor, kTokens, (r > 1 ? 2 : 1) * h * dv));
   if (!a.runs_indexer) return;

@@ -22,8 +22,9 @@ struct Expected {
 // Walks one document of `length` tokens through one layer `a` (native
 // config fields): query i sees the keys i - w + 1 .. i, and the entries of
 // the cache completed by then (entry e ends at token e r); it attends the
-// first k of them (any k: the count is the same), and a candidate consumer
-// scores the entries of its own (last) block and of K - 1 earlier blocks.
+// first k of them (any k: the count is the same); a candidate consumer has
+// as candidates the entries of its own (last) block and of K - 1 earlier
+// blocks, scores them (all it sees when executed) and attends k of them.
 void walk(const json& a, std::int64_t h, std::int64_t length, bool executed, Expected& out) {
   const Int128 n = a["num_heads"], dv = a["head_dim"], q_lora = a["q_lora_rank"], w = a["window"];
   const Int128 norm = executed ? 0 : 1;
@@ -38,17 +39,22 @@ void walk(const json& a, std::int64_t h, std::int64_t length, bool executed, Exp
     if (r == 0) continue;
     std::int64_t entries = 0;
     for (std::int64_t end = r; end <= i; end += r) ++entries;
-    for (std::int64_t e = 1; e <= entries; ++e) out.selected += e <= a["topk"].get<std::int64_t>() ? 6 * 2 * n * dv : 0;
+    const auto candidate = [&](std::int64_t e) {
+      if (!consumer) return true;
+      const std::int64_t block = (e - 1) / a["candidate_block_size"].get<std::int64_t>();
+      const std::int64_t own = (entries - 1) / a["candidate_block_size"].get<std::int64_t>();
+      return block == own || block < a["candidate_blocks"].get<std::int64_t>() - 1;
+    };
+    std::int64_t attended = 0;
+    for (std::int64_t e = 1; e <= entries; ++e) {
+      if (candidate(e) && attended < a["topk"].get<std::int64_t>()) ++attended;
+    }
+    out.selected += attended * 6 * 2 * n * dv;
     if (writes) out.compressor += 6 * (r > 1 ? 2 : 1) * Int128{h} * dv;
     if (!indexes) continue;
     out.indexer_projections += 2 * (q_lora * nh * hd + h * nh) + (writes && i % r == 0 ? 2 * dv * hd : 0);
     for (std::int64_t e = 1; e <= entries; ++e) {
-      if (consumer && !executed) {
-        const std::int64_t block = (e - 1) / a["candidate_block_size"].get<std::int64_t>();
-        const std::int64_t own = (entries - 1) / a["candidate_block_size"].get<std::int64_t>();
-        if (block != own && block >= a["candidate_blocks"].get<std::int64_t>() - 1) continue;
-      }
-      out.scoring += 2 * (nh * hd + (executed ? nh : 0));
+      if (executed || candidate(e)) out.scoring += 2 * (nh * hd + (executed ? nh : 0));
     }
   }
 }

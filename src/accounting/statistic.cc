@@ -34,6 +34,35 @@ Int128 candidate_entries_of(Int128 entries, Int128 blocks, Int128 block) {
   return (blocks - 1) * block + (entries - 1) % block + 1;
 }
 
+// sum_{j=1..q} min(k, j), for any k (at or below 0: q k).
+Int128 capped_prefix(Int128 q, Int128 k) {
+  if (k <= 0) return q * k;
+  return q <= k ? q * (q + 1) / 2 : k * (k + 1) / 2 + (q - k) * k;
+}
+
+// sum_{E=1..n} min(k, c(E)): up to KB entries min(k, E); past them the
+// candidates are (K-1)B plus the own block's 1..B, in turn, so min(k, c(E))
+// = (K-1)B + min(k - (K-1)B, j) with j = 1..B repeating.
+Int128 selected_candidates_up_to(Int128 n, Int128 topk, Int128 blocks, Int128 block) {
+  const Int128 all = blocks * block;
+  const Int128 within = capped_prefix(std::min(n, all), topk);
+  if (n <= all) return within;
+  const Int128 past = n - all, earlier = (blocks - 1) * block, own_topk = topk - earlier;
+  return within + past * earlier + past / block * capped_prefix(block, own_topk) +
+         capped_prefix(past % block, own_topk);
+}
+
+// sum_{j<c} j^2 = (c-1) c (2c-1) / 6; nullopt past 128 bits.
+std::optional<Int128> substitution_products(Int128 c) {
+  if (c <= 1) return Int128{0};
+  // One of c-1 and c is even and one of the three factors a multiple of 3.
+  Int128 a = c - 1, b = c, e = 2 * c - 1;
+  (a % 2 == 0 ? a : b) /= 2;
+  (a % 3 == 0 ? a : b % 3 == 0 ? b : e) /= 3;
+  const auto ab = checked_mul(a, b);
+  return ab ? checked_mul(*ab, e) : std::nullopt;
+}
+
 }  // namespace
 
 Statistic topk_pairs(std::int64_t topk) { return Statistic{StatisticKind::kTopkPairs, topk, 0, false}; }
@@ -70,6 +99,16 @@ Statistic compressed_positions(std::int64_t ratio) {
 
 Statistic candidate_entries(std::int64_t ratio, std::int64_t blocks, std::int64_t block_size) {
   return Statistic{StatisticKind::kCandidateEntries, blocks, ratio, false, block_size};
+}
+
+Statistic selected_candidates(std::int64_t topk, std::int64_t ratio, std::int64_t blocks, std::int64_t block_size) {
+  return Statistic{StatisticKind::kSelectedCandidates, topk, ratio, false, block_size, blocks};
+}
+
+Statistic chunk_squares(std::int64_t chunk) { return Statistic{StatisticKind::kChunkSquares, 0, chunk, false}; }
+
+Statistic chunk_substitutions(std::int64_t chunk) {
+  return Statistic{StatisticKind::kChunkSubstitutions, 0, chunk, false};
 }
 
 // Every intermediate is below 2^127 for lengths below 2^63, except the
@@ -118,6 +157,26 @@ std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
       const auto final_queries = checked_mul(l - p * last + 1, candidate_entries_of(last, k, b));
       return earlier && final_queries ? checked_add(*earlier, *final_queries) : std::nullopt;
     }
+    case StatisticKind::kSelectedCandidates: {
+      // As the candidate entries, each query's count capped at k.
+      const Int128 last = l / p;
+      if (last == 0) return 0;
+      const Int128 b = s.block, blocks = s.blocks;
+      const auto earlier = checked_mul(p, selected_candidates_up_to(last - 1, k, blocks, b));
+      const auto final_queries =
+          checked_mul(l - p * last + 1, std::min(k, candidate_entries_of(last, blocks, b)));
+      return earlier && final_queries ? checked_add(*earlier, *final_queries) : std::nullopt;
+    }
+    case StatisticKind::kChunkSquares: {
+      const Int128 r = l % p;
+      return (l - r) * p + r * r;
+    }
+    case StatisticKind::kChunkSubstitutions: {
+      const auto whole = substitution_products(p), last = substitution_products(l % p);
+      if (!whole || !last) return std::nullopt;
+      const auto chunks = checked_mul(l / p, *whole);
+      return chunks ? checked_add(*chunks, *last) : std::nullopt;
+    }
   }
   return std::nullopt;
 }
@@ -151,7 +210,10 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
     case StatisticKind::kChunkedPairs:
     case StatisticKind::kBlockTopkPairs:
     case StatisticKind::kCompressedPositions:
-    case StatisticKind::kCandidateEntries: break;
+    case StatisticKind::kCandidateEntries:
+    case StatisticKind::kSelectedCandidates:
+    case StatisticKind::kChunkSquares:
+    case StatisticKind::kChunkSubstitutions: break;
   }
   if (!(total_tokens > 0 && squared_sum > 0)) return 0.0;  // no documents: no pairs
   const double floor_mean = std::floor(mean);
@@ -185,6 +247,11 @@ std::string statistic_name(const Statistic& s) {
     case StatisticKind::kCandidateEntries:
       return "candidate_entries(r=" + std::to_string(s.pool) + ",k=" + std::to_string(s.topk) +
              ",b=" + std::to_string(s.block) + ")";
+    case StatisticKind::kSelectedCandidates:
+      return "selected_candidates(k=" + std::to_string(s.topk) + ",r=" + std::to_string(s.pool) +
+             ",blocks=" + std::to_string(s.blocks) + ",b=" + std::to_string(s.block) + ")";
+    case StatisticKind::kChunkSquares: return "chunk_squares(c=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kChunkSubstitutions: return "chunk_substitutions(c=" + std::to_string(s.pool) + ")";
   }
   return "unknown";
 }

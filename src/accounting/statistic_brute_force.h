@@ -4,6 +4,7 @@
 #ifndef TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_BRUTE_FORCE_H_
 #define TRAINFLOPS_SRC_ACCOUNTING_STATISTIC_BRUTE_FORCE_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "trainflops/int128.h"
@@ -63,6 +64,28 @@ inline Int128 brute_force(const Statistic& s, std::int64_t length) {
           count += block == own || block < s.topk - 1;
         }
         break;
+      case StatisticKind::kSelectedCandidates: {
+        std::int64_t candidates = 0;
+        for (std::int64_t entry = 1; entry <= complete_pools; ++entry) {
+          const std::int64_t block = (entry - 1) / s.block, own = (complete_pools - 1) / s.block;
+          candidates += block == own || block < s.blocks - 1;
+        }
+        count += std::min(candidates, s.topk);
+        break;
+      }
+      case StatisticKind::kChunkSquares:
+        // The query against every token of its chunk, later ones included.
+        for (std::int64_t key = 1; key <= length; ++key) count += (key - 1) / s.pool == (query - 1) / s.pool;
+        break;
+      case StatisticKind::kChunkSubstitutions:
+      {
+        // The query's row: its earlier tokens in the chunk, each against every one of them.
+        const std::int64_t chunk_start = (query - 1) / s.pool * s.pool + 1;
+        for (std::int64_t a = chunk_start; a < query; ++a) {
+          for (std::int64_t b = chunk_start; b < query; ++b) ++count;
+        }
+        break;
+      }
     }
   }
   return count;

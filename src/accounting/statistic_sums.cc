@@ -42,6 +42,10 @@ std::optional<Needs> needs_of(const Statistic& s) {
     case StatisticKind::kSelectedCompressed: return Needs{capped(Int128{s.topk} * s.pool), pool, true};
     case StatisticKind::kBlockTopkPairs: return Needs{capped(Int128{s.topk - 1} * s.pool), pool, true};
     case StatisticKind::kCompressedPositions: return Needs{std::nullopt, pool};
+    case StatisticKind::kChunkSquares: return Needs{std::nullopt, pool};
+    // Cubic in the last chunk, or capped per query: counted document by document.
+    case StatisticKind::kChunkSubstitutions:
+    case StatisticKind::kSelectedCandidates:
     case StatisticKind::kCandidateEntries: return std::nullopt;
   }
   return std::nullopt;
@@ -151,7 +155,10 @@ Status StatisticSums::add_summed(std::span<const SummedMoments> moments, std::ve
         value = chunked() + whole() - selected() - (tokens - r.sum) + (m.sum - r_m.sum);
         break;
       case StatisticKind::kCompressedPositions: value = (tokens - r.sum) / p; break;
-      case StatisticKind::kCandidateEntries: break;  // never: needs_of() counts it document by document
+      case StatisticKind::kChunkSquares: value = p * (tokens - r.sum) + r.squares; break;
+      case StatisticKind::kCandidateEntries:
+      case StatisticKind::kSelectedCandidates:
+      case StatisticKind::kChunkSubstitutions: break;  // never: needs_of() counts them document by document
     }
     // The moments are below 2^100 and bound each other as documents' do
     // (add_moments()), so `value` stays below 2^103; sums stay below 2^126.

@@ -48,7 +48,13 @@ std::vector<Statistic> every_kind() {
           block_topk_pairs(16, 128),
           compressed_positions(2),
           candidate_entries(1, 2048, 8),
-          candidate_entries(2, 3, 5)};
+          candidate_entries(2, 3, 5),
+          selected_candidates(512, 1, 2048, 8),
+          selected_candidates(14, 2, 3, 5),
+          chunk_squares(64),
+          chunk_squares(3),
+          chunk_substitutions(64),
+          chunk_substitutions(3)};
 }
 
 // Sets the loops treat differently: pools of any size (the portable loops),
@@ -64,7 +70,8 @@ std::vector<std::vector<Statistic>> statistic_sets() {
           {kTokens, kCausalPairs, window_pairs(128), chunked_pairs(64), compressed_entries(4),
            selected_compressed(512, 4), selected_compressed(1, 128)},
           {kTokens, complete_pool_pairs(4), pooled_keys(4), pooled_attended_pairs(2048, 4, true)},
-          {kTokens, kCausalPairs, topk_pairs(2048), complete_pool_pairs(std::int64_t{1} << 20)}};
+          {kTokens, kCausalPairs, topk_pairs(2048), complete_pool_pairs(std::int64_t{1} << 20)},
+          {kTokens, chunked_pairs(64), chunk_squares(64), chunk_squares(3), chunk_squares(std::int64_t{1} << 40)}};
 }
 
 // The reference: document_count() per document, summed in 128 bits.

@@ -36,8 +36,21 @@ std::vector<Statistic> every_kind() {
     all.push_back(compressed_positions(r));
     for (const auto& [blocks, size] : {std::pair{1, 1}, {1, 8}, {3, 4}, {2, 1}, {16, 8}, {4, 32}}) {
       all.push_back(candidate_entries(r, blocks, size));
+      // A top-k at the fewest candidates ((K-1)B + 1), between them and KB, and above.
+      const std::int64_t fewest = (blocks - 1) * size + 1;
+      if (r % 2 == 1) {
+        for (const std::int64_t topk : {fewest, fewest + size / 2 + 1, fewest + size + 4}) {
+          all.push_back(selected_candidates(topk, r, blocks, size));
+        }
+      }
     }
   }
+  // Kimi Delta Attention's chunked delta rule, chunks of 1 to 16 (64 below).
+  for (std::int64_t c : {1, 3, 8, 16}) {
+    all.push_back(chunk_squares(c));
+    all.push_back(chunk_substitutions(c));
+  }
+  all.push_back(chunk_squares(64));
   return all;
 }
 
@@ -51,6 +64,24 @@ TEST(StatisticTest, DocumentCountsMatchPerQueryLoops) {
   // Near the 64-bit limit the count is still exact.
   const Int128 max = INT64_MAX;
   EXPECT_EQ(to_decimal(*document_count(kCausalPairs, INT64_MAX)), to_decimal(max * (max + 1) / 2));
+}
+
+// flash-linear-attention's chunk sizes (32, 64), with a partial last chunk
+// and without, and near the 64-bit limit.
+TEST(StatisticTest, ChunkSubstitutionsAtKernelChunkSizes) {
+  for (const std::int64_t c : {32, 64}) {
+    for (const std::int64_t length : {0, 1, 31, 32, 33, 63, 64, 65, 100, 128, 129, 200}) {
+      SCOPED_TRACE("c=" + std::to_string(c) + " L=" + std::to_string(length));
+      EXPECT_EQ(document_count(chunk_substitutions(c), length),
+                std::optional<Int128>(brute_force(chunk_substitutions(c), length)));
+    }
+  }
+  // 64 tokens: 63 * 64 * 127 / 6 = 85,344 products; 65: one more chunk of 1, none.
+  EXPECT_EQ(document_count(chunk_substitutions(64), 65), Int128{85344});
+  // One chunk of 2^62 tokens: (2^62 - 1) 2^62 (2^63 - 1) / 6 needs 185 bits.
+  EXPECT_EQ(document_count(chunk_substitutions(std::int64_t{1} << 62), std::int64_t{1} << 62), std::nullopt);
+  EXPECT_EQ(document_count(chunk_squares(64), INT64_MAX),
+            std::optional<Int128>((Int128{INT64_MAX} - 63) * 64 + 63 * 63));
 }
 
 // KPool counts in megatron mode: interpolated between the two whole lengths

@@ -653,6 +653,10 @@ Result<Model> import_kimi_linear(Fields& config, Notes& notes) {
   TRAINFLOPS_ASSIGN_OR_RETURN(Fields linear,
                               Fields::open(*linear_config, config.path_of("linear_attn_config"), config.model_type()));
   TRAINFLOPS_ASSIGN_OR_RETURN(const KimiDeltaAttention kda, kimi_delta_attention(linear));
+  notes.assumed.push_back("chunk_size = " + std::to_string(kda.chunk_size) +
+                          ": the config does not say in what chunks training runs the delta rule; executed mode "
+                          "counts flash-linear-attention's chunk_kda at its default (give another with the native "
+                          "config's chunk_size)");
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> kda_layers, numbered_layers(linear, "kda_layers", layers));
   if (linear.has("full_attn_layers")) {
     TRAINFLOPS_ASSIGN_OR_RETURN(const std::vector<bool> full, numbered_layers(linear, "full_attn_layers", layers));

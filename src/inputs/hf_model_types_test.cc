@@ -465,6 +465,11 @@ TEST(HfModelTypesTest, KimiK3sTextModelHasItsGates) {
   EXPECT_EQ(*model.layers[2].mixer, Mixer(MlaAttention{2, 16, 8, 4, 2, 4, true}));
   EXPECT_EQ(std::get<Moe>(*model.layers[1].channel_mixer), (Moe{8, 2, 12, 24, 32, true}));
   EXPECT_EQ(model.attention_residuals, AttentionResiduals{2});
+  ASSERT_GE(import.value().assumed.size(), 1u);
+  EXPECT_EQ(import.value().assumed[0],
+            "chunk_size = 64: the config does not say in what chunks training runs the delta rule; executed mode "
+            "counts flash-linear-attention's chunk_kda at its default (give another with the native config's "
+            "chunk_size)");
   for (const std::string& note : import.value().assumed) EXPECT_EQ(note.find("attn_res"), std::string::npos) << note;
 }
 

@@ -259,6 +259,8 @@ struct ConfigType<KimiDeltaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(k.conv_kernel_dim, r.integer("conv_kernel_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.integer("forget_gate_rank"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.output_gate_rank, r.optional_integer("output_gate_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> chunk_size, r.optional_integer("chunk_size"));
+    if (chunk_size) k.chunk_size = *chunk_size;
     return Ok{};
   }
 };

@@ -108,6 +108,16 @@ TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
     "layers": [{"mixer": "kda"}]})");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message(), "mixers.kda.forget_gate_rank is missing");
+  EXPECT_EQ(std::get<KimiDeltaAttention>(*model.value().layers[0].mixer).chunk_size, 64);
+  const auto with_chunks = [](std::string_view chunk_size) {
+    return parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+      "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4, "forget_gate_rank": 8,
+                         "chunk_size": )" + std::string(chunk_size) + R"(}}, "layers": [{"mixer": "kda"}]})");
+  };
+  ASSERT_TRUE(with_chunks("32").ok());
+  EXPECT_EQ(std::get<KimiDeltaAttention>(*with_chunks("32").value().layers[0].mixer).chunk_size, 32);
+  ASSERT_FALSE(with_chunks("0").ok());
+  EXPECT_EQ(with_chunks("0").error().message(), "layers[0].mixer.chunk_size = 0: must be a positive integer");
 }
 
 // Step-3.5's attention: a per-head gate, sliding layers of their own heads.

@@ -240,6 +240,7 @@ Status check(const Checker& c, const KimiDeltaAttention& k) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("head_dim", k.head_dim));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("conv_kernel_dim", k.conv_kernel_dim));
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("forget_gate_rank", k.forget_gate_rank));
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("chunk_size", k.chunk_size));
   return c.positive("output_gate_rank", k.output_gate_rank);
 }
 
