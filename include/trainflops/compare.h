@@ -70,7 +70,7 @@ enum class ConventionKind {
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
   kDeltaRule,            // the gated delta net's and KDA's delta rule: recurrent (the model's) or chunked (as trained)
-  kNorms,                // MLA's LoRA norms and MTP's norms, charged as products
+  kNorms,                // MLA's LoRA norms, MTP's and attention residuals' norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
   kUngatedMlp,           // an ungated dense MLP: 2 h ffn, or charged as gated (3 h ffn)
@@ -80,6 +80,7 @@ enum class ConventionKind {
   kCandidateBlocks,      // DeepSeek-V4.1's consumers: score and select among the candidates' entries, or all
   kSharedExpertGate,     // the shared expert's sigmoid gate (h x 1 per token)
   kPerLayerEmbedding,    // per-layer embeddings' projections and the gate's product with the embedding
+  kAttentionResiduals,   // attention residuals' norms, scores and weighted sums (Kimi K3)
   kZeroExperts,          // a pick of a zero-computation (identity) expert: free, or charged as a real expert
 };
 
@@ -112,6 +113,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kCandidateBlocks,
     ConventionKind::kSharedExpertGate,
     ConventionKind::kPerLayerEmbedding,
+    ConventionKind::kAttentionResiduals,
     ConventionKind::kZeroExperts,
 };
 

@@ -35,6 +35,7 @@ enum class Component {
   kHyperConnections,      // hyper-connections: coefficient projections, reads, writes, stream mixing
   kNgramMemory,           // hashed n-gram memory: key/value projections, gates, convolution
   kPerLayerEmbedding,     // per-layer embeddings: the model projection's slice, gate, product, projection back
+  kAttentionResiduals,    // attention residuals: the sources' norms, scores and weighted sums
   kMtp,                   // MTP: the 2h -> h projection and its norms, per depth
   kLogits,                // output layer, main and every MTP depth
 };
@@ -60,6 +61,7 @@ inline constexpr std::array kAllComponents = {
     Component::kHyperConnections,
     Component::kNgramMemory,
     Component::kPerLayerEmbedding,
+    Component::kAttentionResiduals,
     Component::kMtp,
     Component::kLogits,
 };

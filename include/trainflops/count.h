@@ -56,7 +56,7 @@ struct ComponentFlops {
 // output layer ("logits", every head).
 struct LayerFlops {
   std::string name;
-  std::string kind;  // layer_kind(), or "projection" / "logits"
+  std::string kind;  // layer_kind(), or "attention_residuals" / "projection" / "logits"
   Flops flops;
   std::vector<ComponentFlops> components;  // non-zero ones, in Component order
 };

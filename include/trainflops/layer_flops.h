@@ -254,6 +254,23 @@ Terms ngram_memory_terms(const NgramMemory& memory, std::int64_t hidden_size, Co
 // p h for the projection back to h; trained (x3). The table lookup, the norms,
 // the GELU and the scalings are not products.
 Terms per_layer_embedding_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, Convention convention);
+// Attention residuals over a decoder of `layers` layers (model.h says which
+// sources each read takes), per token, two terms: the layers' reads, which a
+// full recomputation runs again, and the output layer's read. For each source
+// of each read, h for its
+// norm's weight, h for its score (the h x 1 projection), h for its weighted
+// share of the sum; trained (x3), as the scores and sums multiply two operands
+// that each take a gradient. Executed mode leaves out the norms' h (not
+// products); megatron mode counts none of it, as Megatron-LM's function has no
+// attention residuals. The RMS statistics and the softmax are not products.
+// Precondition: layers >= 0 and block_size >= 1 (a valid model's).
+Terms attention_residual_terms(const AttentionResiduals& residuals, std::int64_t layers, std::int64_t hidden_size,
+                               Convention convention);
+// The sources the reads of a decoder of `layers` layers take, counted once per
+// read: the sum over the layers of both sublayers' reads (0 without layers),
+// and the output layer's read (ceil(layers / block_size) + 1).
+Int128 attention_residual_layer_sources(const AttentionResiduals& residuals, std::int64_t layers);
+Int128 attention_residual_output_sources(const AttentionResiduals& residuals, std::int64_t layers);
 
 // Model-level terms (layer_flops.cc), one each: one MTP depth's 2h -> h projection and norms
 // (3h + 2h^2 FMAs per token, as Megatron-LM counts them; executed mode counts

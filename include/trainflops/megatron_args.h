@@ -24,7 +24,8 @@ namespace trainflops {
 // An int `f` (every f-th layer) or an explicit 0/1 list, one entry per layer.
 using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
 
-// X(type, name): every argument trainflops reads, by Megatron-LM's name.
+// X(type, name): every argument trainflops reads, by Megatron-LM's name (the
+// kimi_* fields by Megatron-Bridge's: Megatron-LM has no Kimi Delta Attention).
 #define TRAINFLOPS_MEGATRON_ARGS(X)                    \
   X(std::int64_t, num_layers)                          \
   X(std::int64_t, hidden_size)                         \
@@ -60,6 +61,10 @@ using LayerFrequency = std::variant<std::int64_t, std::vector<std::int64_t>>;
   X(std::int64_t, linear_num_key_heads)                \
   X(std::int64_t, linear_num_value_heads)              \
   X(std::int64_t, linear_conv_kernel_dim)              \
+  X(std::vector<std::int64_t>, kimi_kda_layers)        \
+  X(std::int64_t, kimi_linear_num_heads)               \
+  X(std::int64_t, kimi_linear_head_dim)                \
+  X(std::int64_t, kimi_linear_conv_kernel_size)        \
   X(std::string, hybrid_layer_pattern)                 \
   X(std::int64_t, mamba_state_dim)                     \
   X(std::int64_t, mamba_head_dim)                      \

@@ -509,6 +509,24 @@ struct HyperConnections {
 // "mhc" or "gated_residual".
 std::string_view hyper_connection_variant_name(HyperConnections::Variant variant);
 
+// Attention residuals (AttnRes, Kimi K3's attn_res_block_size): in place of
+// the residual sum, the decoder keeps a list of sources for each token (the
+// embedding, then the sum of the outputs of each block of `block_size`
+// layers, sealed as the next block starts, then the running sum of the
+// current block) and each sublayer reads its input as a softmax-weighted sum
+// of them: the sources RMS-normalized, scored by a learned h x 1 projection
+// (one per sublayer), the weights applied to the sources. Before layer l
+// (0-based) the mixer reads ceil(l / block_size) + 1 sources (layer 0's reads
+// the embedding alone, with no weighting) and the channel mixer
+// floor(l / block_size) + 2; a last read of ceil(layers / block_size) + 1
+// sources feeds the final norm and the output layer. MTP depths keep a plain
+// residual.
+struct AttentionResiduals {
+  std::int64_t block_size = 0;  // decoder layers per block (attn_res_block_size)
+
+  bool operator==(const AttentionResiduals&) const = default;
+};
+
 // Which of Megatron-LM's two accounting functions reproduces this model in
 // `megatron` mode. The hybrid one ignores the attention output gate and, on
 // Megatron-LM's main branch, omits the MTP projections; its dev branch's
@@ -546,6 +564,16 @@ struct ParameterLayout {
   bool expert_bias = false;         // the router's load-balancing bias, one per expert
   bool shared_expert_gate = false;  // a sigmoid gate (h x 1) on the shared expert's output
   bool tied_embedding = false;      // the output layer is the embedding table
+  // Gemma's sandwich norms: each sublayer's output passes a norm of h before
+  // it joins the residual (the post-attention and post-feedforward norms),
+  // beside the sublayer's input norm. In a MoE beside a shared expert (Gemma
+  // 4's MoE block) the routed experts also have their own input norm and each
+  // branch its own output norm.
+  bool sublayer_output_norms = false;
+  // Gemma 4's router: a scale per input channel (h) on its normalized input
+  // and a scale per expert on the selected experts' weights.
+  bool router_scales = false;
+  bool layer_scalars = false;  // a scalar multiplying each layer's output (Gemma 4's layer_scalar)
 
   bool operator==(const ParameterLayout&) const = default;
 };
@@ -562,6 +590,9 @@ struct Model {
   // Every decoder and MTP layer's sublayers read and write the residual
   // streams through these; unset: one plain residual stream.
   std::optional<HyperConnections> hyper_connections;
+  // The decoder's sublayers and output layer read their inputs through
+  // these; unset: a plain residual sum.
+  std::optional<AttentionResiduals> attention_residuals;
   MegatronPath megatron_path = MegatronPath::kStandard;
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.

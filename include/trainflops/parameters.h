@@ -55,17 +55,22 @@
 //     norm (h); its vocabulary x p slice of the table, in the total, never
 //     active. The model-level projection's norm (p, shared by the layers) is
 //     not counted.
+//   - Attention residuals: per decoder layer two h x 1 scoring projections,
+//     and one before the final norm, counted with the output layer.
 //   - The embedding table (V x h) and the output layer (h x V), counted apart
 //     unless the embedding is tied (below).
 // Besides the weights of products, every parameter of the model's layout
 // (model.h, ParameterLayout), by kind:
 //   - norms: one per mixer and one per channel mixer (a layer with both has
-//     two), the final norm, each MTP depth's three (its embedding's, its
+//     two; with sublayer_output_norms, Gemma's, twice that, and in a MoE
+//     beside a shared expert three more), the attention residuals' (one per
+//     projection), the final norm, each MTP depth's three (its embedding's, its
 //     hidden state's, its output's); MLA's and DeepSeek-V4.1's q LoRA and
 //     latent norms (and V4.1's compressed latent's and index keys'), the DSA
 //     indexer's key LayerNorm (weight and bias of hd), the gated delta net's
 //     output norm (vd / heads, shared by the heads), Mamba-2's gated norm (d);
-//     the query and key norms when set; a LayerNorm has twice an RMSNorm's;
+//     the query and key norms when set (no key norm on a layer that reuses
+//     another layer's keys); a LayerNorm has twice an RMSNorm's;
 //   - biases, when set: every projection's (linear_biases: the router's too,
 //     each expert's) or the query, key and value projections' (qkv_biases);
 //     Mamba-2's convolution bias (d + 2 groups state);
@@ -77,7 +82,9 @@
 //     sublayer (2 + n) n mixing biases and 3 scales, per head n biases and a
 //     scale (biases and per-head scalars);
 //   - the router's expert bias (one per expert) and the shared expert's gate
-//     (h);
+//     (h); with router_scales (Gemma 4) the router's input scale (h, a norm)
+//     and its per-expert scales (per-head scalars); with layer_scalars a
+//     per-head scalar per layer;
 //   - the router (h x experts), counted with the MoE components.
 // With a tied embedding the output layer is the embedding table: counted
 // once, as the embedding, and active (a token multiplies by all of it).

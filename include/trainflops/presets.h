@@ -50,6 +50,11 @@ struct Preset {
   std::optional<MegatronArgs> args;
   std::optional<std::string> hf_config;
   std::optional<std::int64_t> seq_length;  // the default context
+  // What Megatron-LM's arguments cannot say about the parameters ("parameter_layout"
+  // beside "args"): query and key norms over all heads together (MiniMax-M2's),
+  // where --qk-layernorm gives one norm of head_dim per head. Replaces the
+  // layout the arguments give; unset: theirs.
+  std::optional<ParameterLayout::QkNorm> qk_norm;
   std::optional<PublishedParameters> published_parameters;
 };
 
@@ -57,7 +62,8 @@ struct Preset {
 // "description", "source", the model as "args" (Megatron-LM arguments, whose
 // seq_length is the default context) or as "hf_config" (a Hugging Face
 // config.json object, with the default context in "seq_length"), and
-// optionally "published_parameters". Errors name the key and the rule.
+// optionally "parameter_layout" (with "args" only: {"qk_norm": "per_head" or
+// "all_heads"}) and "published_parameters". Errors name the key and the rule.
 Result<Preset> parse_preset(std::string_view json_text);
 
 // Every preset, sorted by name.
@@ -66,8 +72,8 @@ const std::vector<Preset>& presets();
 // The preset called `name`; the error lists the known names.
 Result<Preset> find_preset(std::string_view name);
 
-// The preset's model (from its args or its Hugging Face config, named by
-// title). A Hugging Face config is imported with unknown fields rejected, so
+// The preset's model (from its args, with its parameter_layout, or from its
+// Hugging Face config, named by title). A Hugging Face config is imported with unknown fields rejected, so
 // that a preset never counts a field away silently.
 Result<Model> preset_model(const Preset& preset);
 

@@ -682,7 +682,8 @@ const std::array<FrameworkDefinition, 9>& definitions() {
                    .norms = false,
                    .mla_output_gate = true,
                    .chunked_delta_rule = true,
-                   .zero_experts_free = true},
+                   .zero_experts_free = true,
+                   .attention_residuals = true},
        expressible_everywhere, nullptr, nullptr},
       {Framework::kMegatronMain, "megatron-lm", "Megatron-LM main", kMegatronMainConventions,
        megatron_main_cannot_express, megatron_main_conventions, nullptr},
@@ -812,6 +813,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kCandidateBlocks: return "candidate_blocks";
     case ConventionKind::kSharedExpertGate: return "shared_expert_gate";
     case ConventionKind::kPerLayerEmbedding: return "per_layer_embedding";
+    case ConventionKind::kAttentionResiduals: return "attention_residuals";
     case ConventionKind::kZeroExperts: return "zero_experts";
   }
   return "";
@@ -847,6 +849,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kCandidateBlocks: return "candidate blocks";
     case ConventionKind::kSharedExpertGate: return "shared expert gate";
     case ConventionKind::kPerLayerEmbedding: return "per-layer embeddings";
+    case ConventionKind::kAttentionResiduals: return "attention residuals";
     case ConventionKind::kZeroExperts: return "zero experts";
   }
   return "";

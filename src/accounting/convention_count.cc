@@ -517,6 +517,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kCandidateBlocks: to.candidate_blocks = from.candidate_blocks; return;
     case ConventionKind::kSharedExpertGate: to.shared_expert_gate = from.shared_expert_gate; return;
     case ConventionKind::kPerLayerEmbedding: to.per_layer_embedding = from.per_layer_embedding; return;
+    case ConventionKind::kAttentionResiduals: to.attention_residuals = from.attention_residuals; return;
     case ConventionKind::kZeroExperts: to.zero_experts_free = from.zero_experts_free; return;
   }
 }
@@ -631,6 +632,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
         case PerLayerEmbeddingRule::kNone: return "not counted";
       }
       break;
+    case ConventionKind::kAttentionResiduals: return c.attention_residuals ? "counted" : "not counted";
     case ConventionKind::kZeroExperts: return c.zero_experts_free ? "free" : "charged as real experts";
   }
   return "";
@@ -641,6 +643,11 @@ Result<Int128> doubled_flops(const Model& model, const Conventions& c, std::int6
   const Moe* moe = c.dense_layers_as_moe ? first_moe(model) : nullptr;
   add_layers(model.layers, model, moe, c, sum, [](const Layer& layer) { return layer; });
   const auto tokens = [&](const Statistic& s) { return sum.exact(s); };
+  if (model.attention_residuals && c.attention_residuals) {
+    sum.add(attention_residual_terms(*model.attention_residuals, static_cast<std::int64_t>(model.layers.size()),
+                                     model.hidden_size, projections_mode(c)),
+            tokens);
+  }
   // Each output head's final read of the residual streams.
   const auto add_head = [&] {
     if (!model.hyper_connections) return;

@@ -161,10 +161,13 @@ struct Conventions {
   // every pick is charged as a real expert, as frameworks that know no zero
   // experts charge it).
   bool zero_experts_free = false;
+  // Kimi K3's attention residuals: no framework's function counts them.
+  bool attention_residuals = false;
 };
 
 // trainflops' model mode: every reconciliation starts from it.
-constexpr Conventions kModelConventions{.mla_output_gate = true, .zero_experts_free = true};
+constexpr Conventions kModelConventions{
+    .mla_output_gate = true, .zero_experts_free = true, .attention_residuals = true};
 
 // Sets `kind` in `to` to `from`'s choice.
 void take_choice(ConventionKind kind, const Conventions& from, Conventions& to);

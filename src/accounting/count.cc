@@ -102,6 +102,7 @@ bool selectively_recomputed(Component component) {
     case Component::kHyperConnections:
     case Component::kNgramMemory:
     case Component::kPerLayerEmbedding:
+    case Component::kAttentionResiduals:
     case Component::kMtp:
     case Component::kLogits: return false;
   }
@@ -129,8 +130,8 @@ void add_recomputed_forwards(std::span<Term> terms, Recompute recompute) {
 // A layer's sublayers that hyper-connections wrap: its mixer, its channel mixer.
 std::int64_t sublayers(const Layer& layer) { return (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0); }
 
-// A part of a count: a distinct layer of a stack, an MTP depth's projection,
-// or the output layer.
+// A part of a count: a distinct layer of a stack, the decoder's attention
+// residuals, an MTP depth's projection, or the output layer.
 struct CountPart {
   std::size_t first = 0;  // its terms: CountParts::terms[first, first + count)
   std::size_t count = 0;
@@ -138,6 +139,7 @@ struct CountPart {
   const LayerStack* stack = nullptr;  // null for a projection or the output layer
   std::size_t layer = 0;              // the index of the layer in stack->distinct()
   std::size_t depth = 0;              // 1 and up for an MTP depth's parts, 0 for the others
+  bool attention_residuals = false;   // the decoder's attention residuals, one part for all its reads
 };
 
 struct CountParts {
@@ -146,7 +148,9 @@ struct CountParts {
 };
 
 // Every part of a count, in the one order that each sum of its terms
-// follows: the decoder's distinct layers, then each MTP depth's projection
+// follows: the decoder's distinct layers, its attention residuals (whose
+// reads differ from layer to layer, so that no distinct layer holds them;
+// none in megatron mode), then each MTP depth's projection
 // (none on Megatron-LM's hybrid path) and distinct layers, then the output
 // layer, its terms once per head (the decoder's and each depth's). Replaces
 // what `counted` held, keeping its room.
@@ -178,6 +182,13 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
     counted.terms.insert(counted.terms.end(), copies, term);
   };
   add_stack(model.layers, 0);
+  if (model.attention_residuals && convention.mode != Mode::kMegatron) {
+    const std::size_t first = counted.terms.size();
+    append_terms(*model.attention_residuals, static_cast<std::int64_t>(model.layers.size()), h, convention,
+                 counted.terms);
+    add_recomputed_forwards(std::span(counted.terms).subspan(first, 1), recompute);  // the layers' reads
+    counted.parts.push_back({first, counted.terms.size() - first, 1, nullptr, 0, 0, true});
+  }
   for (std::size_t d = 1; d <= model.mtp_depths.size(); ++d) {
     if (!omits_mtp_projection(convention)) add_term(mtp_projection_term(h, convention), 1, d);
     add_stack(model.mtp_depths[d - 1], d);
@@ -192,8 +203,9 @@ void parts_of(const Model& model, Convention convention, Recompute recompute, Co
 }
 
 // The name of a part's row, or of its stack's rows before their numbers:
-// "decoder", "mtp2", "mtp2.projection", "logits".
+// "decoder", "attention_residuals", "mtp2", "mtp2.projection", "logits".
 std::string row_prefix(const CountPart& part) {
+  if (part.attention_residuals) return "attention_residuals";
   if (part.depth == 0) return part.stack ? "decoder" : "logits";
   std::string prefix = "mtp" + std::to_string(part.depth);
   if (!part.stack) prefix += ".projection";
@@ -552,9 +564,10 @@ std::shared_ptr<FlopsCounter::Impl> FlopsCounter::Impl::of_valid_model(const Mod
         rows->runs.push_back({i + run.layer, rows->prefixes.size() - 1, run.start + 1, run.count});
       }
     }
-    rows->parts.push_back({part.stack        ? layer_kind(part.stack->distinct()[part.layer])
-                           : part.depth == 0 ? "logits"
-                                             : "projection",
+    rows->parts.push_back({part.stack                 ? layer_kind(part.stack->distinct()[part.layer])
+                           : part.attention_residuals ? "attention_residuals"
+                           : part.depth == 0          ? "logits"
+                                                      : "projection",
                            part.first, part.count, part.uses});
   }
   rows->terms = std::move(counted.terms);

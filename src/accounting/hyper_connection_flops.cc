@@ -1,6 +1,6 @@
 // Machinery on the residual stream: hyper-connections around every sublayer
-// and each output head, hashed n-gram memory and per-layer embeddings on the
-// layers that have them.
+// and each output head, attention residuals over the decoder, hashed n-gram
+// memory and per-layer embeddings on the layers that have them.
 #include "accounting/layer_terms.h"
 
 namespace trainflops {
@@ -31,6 +31,50 @@ void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64
 Term hyper_connection_head_term(const HyperConnections& hc, std::int64_t hidden_size) {
   const Int128 nh = Int128{hc.streams} * hidden_size;
   return trained_gemm(Component::kHyperConnections, kTokens, hyper_connection_weights(hc, hidden_size, true) + nh);
+}
+
+namespace {
+
+// The sum of floor(l / block) over l = 0 .. count - 1: each full block of
+// `block` values of l adds its quotient block times, the rest adds its own.
+Int128 floor_quotient_sum(Int128 count, Int128 block) {
+  const Int128 full = count / block, rest = count % block;
+  return block * full * (full - 1) / 2 + rest * full;
+}
+
+}  // namespace
+
+Int128 attention_residual_layer_sources(const AttentionResiduals& residuals, std::int64_t layers) {
+  if (layers == 0) return 0;
+  const Int128 b = residuals.block_size, l = layers;
+  // The mixers of layers 1 .. l-1 read ceil(i / b) + 1 = floor((i-1) / b) + 2
+  // sources (layer 0's reads the embedding alone); the channel mixers of
+  // layers 0 .. l-1 read floor(i / b) + 2.
+  const Int128 mixers = floor_quotient_sum(l - 1, b) + 2 * (l - 1);
+  const Int128 channel_mixers = floor_quotient_sum(l, b) + 2 * l;
+  return mixers + channel_mixers;
+}
+
+Int128 attention_residual_output_sources(const AttentionResiduals& residuals, std::int64_t layers) {
+  const Int128 b = residuals.block_size;
+  return (layers + b - 1) / b + 1;
+}
+
+void append_terms(const AttentionResiduals& residuals, std::int64_t layers, std::int64_t hidden_size,
+                  Convention convention, Terms& terms) {
+  if (convention.mode == Mode::kMegatron) return;
+  const Int128 per_source = (is_executed(convention) ? 2 : 3) * Int128{hidden_size};
+  terms.push_back(trained_gemm(Component::kAttentionResiduals, kTokens,
+                               per_source * attention_residual_layer_sources(residuals, layers)));
+  terms.push_back(trained_gemm(Component::kAttentionResiduals, kTokens,
+                               per_source * attention_residual_output_sources(residuals, layers)));
+}
+
+Terms attention_residual_terms(const AttentionResiduals& residuals, std::int64_t layers, std::int64_t hidden_size,
+                               Convention convention) {
+  Terms terms;
+  append_terms(residuals, layers, hidden_size, convention, terms);
+  return terms;
 }
 
 Int128 ngram_memory_gate_fmas(const NgramMemory& memory, std::int64_t hidden_size) {

@@ -54,6 +54,10 @@ void append_terms(const PerLayerEmbedding& embedding, std::int64_t hidden_size, 
 void append_terms(const HyperConnections& hc, std::int64_t sublayers, std::int64_t hidden_size, Convention convention,
                   Terms& terms);
 
+// The attention residuals of a decoder of `layers` layers.
+void append_terms(const AttentionResiduals& residuals, std::int64_t layers, std::int64_t hidden_size,
+                  Convention convention, Terms& terms);
+
 // The weights of one sublayer's hyper-connections (their coefficient or gate
 // projections), or of a head's final read: multiply-adds per token.
 Int128 hyper_connection_weights(const HyperConnections& hc, Int128 h, bool head);

@@ -85,6 +85,7 @@ struct Context {
   Int128 h;
   const ParameterLayout& layout;
   std::optional<HyperConnections> hyper_connections;
+  bool attention_residuals = false;  // the layers read their inputs through them (the decoder's)
 
   // The parameters of one norm over `width` elements.
   Int128 norm(Int128 width) const {
@@ -109,8 +110,13 @@ void add_mixer(Parts& p, const GqaAttention& a, const Context& c) {
   if (layout.linear_biases) p.add(ParameterKind::kBias, h);
   switch (layout.qk_norm) {
     case ParameterLayout::QkNorm::kNone: break;
-    case ParameterLayout::QkNorm::kPerHead: p.add(ParameterKind::kNorm, c.norm(2 * (q / n))); break;
-    case ParameterLayout::QkNorm::kAllHeads: p.add(ParameterKind::kNorm, c.norm(q + kv)); break;
+    // A layer that reuses another layer's keys normalizes none of its own.
+    case ParameterLayout::QkNorm::kPerHead:
+      p.add(ParameterKind::kNorm, c.norm((a.reuses_key_value ? 1 : 2) * (q / n)));
+      break;
+    case ParameterLayout::QkNorm::kAllHeads:
+      p.add(ParameterKind::kNorm, c.norm(q + (a.reuses_key_value ? 0 : kv)));
+      break;
   }
   if (layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
 }
@@ -265,6 +271,13 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
   }
   if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts + m.zero_experts.value_or(0));
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
+  // Beside the layer's input and output norms (the shared expert's branch):
+  // the routed experts' input norm and both branches' output norms.
+  if (layout.sublayer_output_norms && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kNorm, 3 * c.norm(h));
+  if (layout.router_scales) {
+    p.add(ParameterKind::kNorm, h);  // the scale of the router's normalized input
+    p.add(ParameterKind::kPerHeadScalar, experts);
+  }
 }
 
 void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {
@@ -301,20 +314,28 @@ Result<Parts> layer_parts(const std::string& path, const Layer& layer, const Con
     p.weight(Component::kHyperConnections, sublayers * hyper_connection_weights(*c.hyper_connections, c.h, false));
     add_hyper_connection_statics(p, *c.hyper_connections, sublayers, false);
   }
+  // Each attention residual read scores with its own h x 1 projection after its own norm.
+  if (c.attention_residuals) {
+    const int reads = (layer.mixer ? 1 : 0) + (layer.channel_mixer ? 1 : 0);
+    p.weight(Component::kAttentionResiduals, reads * c.h);
+    p.add(ParameterKind::kNorm, reads * c.norm(c.h));
+  }
   // add_mixer() and add_channel_mixer() have one overload per layer type: a
   // type without one does not compile. Each sublayer has its own input norm.
+  const int norms_per_sublayer = c.layout.sublayer_output_norms ? 2 : 1;
   if (layer.mixer) {
     std::visit([&](const auto& mixer) { add_mixer(p, mixer, c); }, *layer.mixer);
-    p.add(ParameterKind::kNorm, c.norm(c.h));
+    p.add(ParameterKind::kNorm, norms_per_sublayer * c.norm(c.h));
   }
   if (layer.channel_mixer) {
     if (const auto* moe = std::get_if<Moe>(&*layer.channel_mixer); moe && !moe->num_experts) {
       return Error(path + ".channel_mixer.num_experts is missing: the total parameters count every expert");
     }
     std::visit([&](const auto& mixer) { add_channel_mixer(p, mixer, c); }, *layer.channel_mixer);
-    p.add(ParameterKind::kNorm, c.norm(c.h));
+    p.add(ParameterKind::kNorm, norms_per_sublayer * c.norm(c.h));
   }
   if (layer.per_layer_embedding) add_per_layer_embedding(p, *layer.per_layer_embedding, c);
+  if (c.layout.layer_scalars) p.add(ParameterKind::kPerHeadScalar, 1);
   return p;
 }
 
@@ -394,7 +415,10 @@ namespace {
 // count_parameters(), with a row per layer when `rows`.
 Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
-  const Context c{model.hidden_size, model.parameter_layout, model.hyper_connections};
+  const Context c{model.hidden_size, model.parameter_layout, model.hyper_connections,
+                  model.attention_residuals.has_value()};
+  // MTP depths keep a plain residual.
+  const Context mtp_context{c.h, c.layout, c.hyper_connections, false};
   const Int128 h = c.h, table = h * model.vocab_size;
   const bool tied = model.parameter_layout.tied_embedding;
   ModelParameters out;
@@ -411,7 +435,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
   // Each distinct layer's parameters once (an error names its first
   // position), added once times the layers that repeat it; then a row per layer.
   auto add_layers = [&](const std::string& path, const std::string& prefix, const LayerStack& layers,
-                        ParameterCount& part) -> Status {
+                        ParameterCount& part, const Context& c) -> Status {
     struct Distinct {
       std::optional<Parts> parts;
       ParameterCount one;
@@ -443,7 +467,7 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
     }
     return Ok{};
   };
-  TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder));
+  TRAINFLOPS_RETURN_IF_ERROR(add_layers("layers", "decoder", model.layers, out.decoder, c));
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     const std::string depth = "mtp" + std::to_string(d + 1);
     // The 2h -> h projection, the norms of its two inputs (the embedding and
@@ -460,12 +484,17 @@ Result<ModelParameters> parameters_of(const Model& model, bool rows) {
     add_to(out.mtp, projection.sum());
     if (rows) out.layers.push_back({depth + ".projection", "projection", projection.sum()});
     TRAINFLOPS_RETURN_IF_ERROR(
-        add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp));
+        add_layers("mtp_depths[" + std::to_string(d) + "]", depth, model.mtp_depths[d], out.mtp, mtp_context));
   }
-  // The final norm, the final read of the residual streams and, unless it is
-  // the embedding table, the output layer.
+  // The final norm, the final read of the residual streams (or the last
+  // attention residual read, with its norm) and, unless it is the embedding
+  // table, the output layer.
   Parts head;
   head.add(ParameterKind::kNorm, c.norm(h));
+  if (model.attention_residuals) {
+    head.weight(Component::kAttentionResiduals, h);
+    head.add(ParameterKind::kNorm, c.norm(h));
+  }
   if (model.hyper_connections) {
     head.weight(Component::kHyperConnections, hyper_connection_weights(*model.hyper_connections, h, true));
     add_hyper_connection_statics(head, *model.hyper_connections, 1, true);
@@ -486,7 +515,7 @@ Result<ModelParameters> count_parameters(const Model& model) { return parameters
 Result<std::vector<KindParameters>> layer_parameters(const Layer& layer, std::int64_t hidden_size,
                                                      const ParameterLayout& layout) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const Parts parts,
-                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt}));
+                              layer_parts("layer", layer, Context{hidden_size, layout, std::nullopt, false}));
   return parts.kinds();
 }
 

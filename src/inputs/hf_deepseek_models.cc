@@ -692,15 +692,10 @@ Result<Model> import_kimi_linear(Fields& config, Notes& notes) {
   config.ignore({"moe_renormalize", "moe_router_activation_func", "routed_scaling_factor", "use_grouped_topk",
                  "num_expert_group", "topk_group", "topk_method", "latent_moe_use_norm", "activation_situ_beta",
                  "activation_situ_linear_beta", "model_max_length"});
-  // Kimi K3's attention residuals: per layer two hidden x 1 scores and a
-  // weighted sum over at most a block of earlier outputs, a few hidden
-  // multiply-adds per token next to the layer's millions; not counted.
-  if (config.has("attn_res_block_size")) {
-    config.get("attn_res_block_size");
-    notes.assumed.push_back(
-        "attn_res_block_size: Kimi K3's attention residuals (per-layer scores and weighted sums over earlier "
-        "layer outputs, a few hidden-size multiply-adds per token) are not counted");
-  }
+  // Kimi K3's attention residuals, over blocks of this many layers.
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> block_size,
+                              config.optional_positive("attn_res_block_size"));
+  if (block_size) model.attention_residuals = AttentionResiduals{*block_size};
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t depths, mtp_depth_count(config));
 
   const auto layer = [&](bool is_kda, bool is_moe) {

@@ -79,7 +79,15 @@ Status read_parameter_layout(Fields& config, Model& model) {
     return read_projection_biases(config, layout, false);
   }
   if (one_of(type, {"gemma3", "gemma3_text", "gemma4_text"})) {
+    // Four norms per layer: before and after the attention and the MLP.
     layout.qk_norm = ParameterLayout::QkNorm::kPerHead;
+    layout.sublayer_output_norms = true;
+    if (type == "gemma4_text") {
+      // Gemma4TextRouter's scale and per_expert_scale, Gemma4TextDecoderLayer's
+      // layer_scalar (a buffer the checkpoint stores).
+      layout.router_scales = true;
+      layout.layer_scalars = true;
+    }
     return Ok{};
   }
   if (one_of(type, {"deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe_lite", "glm_moe_dsa", "kimi_linear"})) {

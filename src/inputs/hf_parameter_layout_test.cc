@@ -76,6 +76,9 @@ std::string small(const std::string& type, const std::string& extra) {
 TEST(HfParameterLayoutTest, LayoutFieldsCountWhatTheModelHolds) {
   const std::string experts =
       R"(, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "decoder_sparse_step": 1)";
+  const std::string gemma4 = R"(, "sliding_window": 8, "layer_types": ["sliding_attention", "full_attention"])";
+  const std::string gemma4_experts =
+      R"(, "enable_moe_block": true, "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 32)";
   const std::pair<std::string, std::int64_t> cases[] = {
       {small("llama", ""), 189760},
       {small("llama", R"(, "tie_word_embeddings": false)"), 189760},
@@ -91,11 +94,36 @@ TEST(HfParameterLayoutTest, LayoutFieldsCountWhatTheModelHolds) {
       // Qwen3's MoE: 8 experts of 3 x 64 x 32 and the 64 x 8 router in place
       // of the MLP.
       {small("qwen3_moe", experts), 189760 + 2 * (32 + 8 * 6144 + 512 - 18432)},
+      // Gemma 3: tied; four norms per layer (before and after the attention
+      // and the MLP) and the query and key norms: 30848 + 128 + 32 a layer.
+      {small("gemma3_text", R"(, "sliding_window": 8, "sliding_window_pattern": 2)"), 2 * 31008 + 64000 + 64},
+      // Gemma 4: Gemma 3's and a scalar per layer.
+      {small("gemma4_text", gemma4), 2 * 31009 + 64000 + 64},
+      // Gemma 4's MoE block beside the MLP: 8 experts of 3 x 64 x 32, the
+      // 64 x 8 router with its input scale (64) and per-expert scales (8), the
+      // experts' input norm and each branch's output norm (3 x 64).
+      {small("gemma4_text", gemma4 + gemma4_experts), 2 * (31009 + 8 * 6144 + 512 + 64 + 8 + 192) + 64000 + 64},
+      // A layer that reuses the previous layer's keys and values has no key
+      // and value projections (2 x 64 x 32) and no key norm (16).
+      {small("gemma4_text", R"(, "sliding_window": 8, "num_kv_shared_layers": 1,)"
+                            R"( "layer_types": ["sliding_attention", "sliding_attention"])"),
+       2 * 31009 - 4096 - 16 + 64000 + 64},
   };
   for (const auto& [config, total] : cases) {
     SCOPED_TRACE(config);
     EXPECT_EQ(to_decimal(parameters_of(config).total().total), std::to_string(total));
   }
+}
+
+// Gemma 3 1B (google/gemma-3-1b-it, text only), with the sizes public copies
+// of its config.json give, counts the Hugging Face Hub's safetensors.total of
+// the checkpoint, 999,885,952 (as public lists of Hub model sizes give it):
+// its four norms per layer and its query and key norms included.
+TEST(HfParameterLayoutTest, Gemma3OneBCountsItsCheckpoint) {
+  const std::string config = R"({"model_type": "gemma3_text", "hidden_size": 1152, "intermediate_size": 6912,
+      "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+      "vocab_size": 262144, "sliding_window": 512, "sliding_window_pattern": 6})";
+  EXPECT_EQ(to_decimal(parameters_of(config).total().total), "999885952");
 }
 
 TEST(HfParameterLayoutTest, BiasesTheCountCannotHoldAreErrors) {

@@ -460,6 +460,46 @@ Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_default
   return gdn;
 }
 
+// Megatron-Bridge's Kimi K3 fields: Kimi Delta Attention as its function
+// charges it, a full-rank output gate and a forget gate of rank head_dim.
+Result<KimiDeltaAttention> bridge_kimi_delta_attention(const MegatronArgs& a) {
+  constexpr std::string_view kWhen = "with kimi_kda_layers (Megatron-Bridge's Kimi Delta Attention layers)";
+  KimiDeltaAttention kda;
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.num_heads, required("kimi_linear_num_heads", a.kimi_linear_num_heads, kWhen));
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.head_dim, required("kimi_linear_head_dim", a.kimi_linear_head_dim, kWhen));
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.conv_kernel_dim,
+                              required("kimi_linear_conv_kernel_size", a.kimi_linear_conv_kernel_size, kWhen));
+  kda.forget_gate_rank = kda.head_dim;
+  return kda;
+}
+
+// Marks `kda` in `kinds` on the decoder layers kimi_kda_layers numbers (from 1,
+// repeats allowed, as Megatron-Bridge takes them as a set) and, when it names
+// the last decoder layer, on the MTP layers, which copy that layer.
+Status mark_kimi_kda_layers(const MegatronArgs& a, std::size_t layers, std::span<std::uint8_t> kinds,
+                            std::uint8_t kda) {
+  std::vector<std::int64_t> outside;
+  for (std::int64_t number : *a.kimi_kda_layers) {
+    if (number < 1 || number > static_cast<std::int64_t>(layers)) {
+      outside.push_back(number);
+    } else {
+      kinds[static_cast<std::size_t>(number - 1)] |= kda;
+    }
+  }
+  if (!outside.empty()) {
+    std::sort(outside.begin(), outside.end());
+    outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
+    std::string shown_numbers;
+    for (std::int64_t number : outside) shown_numbers += (shown_numbers.empty() ? "" : ", ") + std::to_string(number);
+    return Error("kimi_kda_layers: layer numbers outside [1, " + std::to_string(layers) + "]: [" + shown_numbers +
+                 "]; Megatron-Bridge numbers the decoder layers from 1");
+  }
+  if (layers > 0 && (kinds[layers - 1] & kda)) {
+    for (std::size_t i = layers; i < kinds.size(); ++i) kinds[i] |= kda;
+  }
+  return Ok{};
+}
+
 bool uses_gated_delta_product(const MegatronArgs& a) {
   if (!a.spec || a.spec->empty()) return false;
   const std::string& last = a.spec->back();
@@ -641,6 +681,11 @@ Status hybrid_branch_rules(const MegatronArgs& a, const HybridPattern& pattern) 
 }
 
 Result<Model> hybrid_model(const MegatronArgs& a, Model model, MegatronBranch branch) {
+  if (a.kimi_kda_layers && !a.kimi_kda_layers->empty()) {
+    return Error(ErrorCode::kUnsupported,
+                 "kimi_kda_layers with hybrid_layer_pattern: Megatron-Bridge's function reads kimi_kda_layers on its "
+                 "transformer path only, not on the hybrid-model path; describe the model without a pattern");
+  }
   TRAINFLOPS_ASSIGN_OR_RETURN(const HybridPattern pattern, parse_hybrid_pattern(*a.hybrid_layer_pattern));
   if (branch == MegatronBranch::kDev) TRAINFLOPS_RETURN_IF_ERROR(hybrid_branch_rules(a, pattern));
   const std::int64_t depths = a.mtp_num_layers.value_or(0);
@@ -675,9 +720,9 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
 
   // What sets a layer apart from the others, a byte per layer (the decoder's,
   // then the MTP layers'): its kinds (linear, runs its indexer, MoE, the
-  // compression kind) and, for a decoder layer, whether it has a window (the
-  // same for every layer that has one).
-  constexpr std::uint8_t kLinear = 1 << 0, kRunsIndexer = 1 << 1, kMoe = 1 << 2, kWindowed = 1 << 5;
+  // compression kind), for a decoder layer whether it has a window (the
+  // same for every layer that has one), and Megatron-Bridge's KDA.
+  constexpr std::uint8_t kLinear = 1 << 0, kRunsIndexer = 1 << 1, kMoe = 1 << 2, kWindowed = 1 << 5, kKda = 1 << 6;
   constexpr int kCompressionShift = 3;  // two bits
   // The three fields do not overlap: the kinds below the compression kind's two
   // bits, the window above them.
@@ -725,6 +770,24 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
     return Error("multi_latent_attention = " + shown(a.multi_latent_attention) +
                  ": DSA (experimental_attention_variant = \"dsa\") is built on multi-latent attention");
   }
+  // Megatron-Bridge's Kimi K3 fields: its function charges the layers they
+  // name as Kimi Delta Attention in place of the model's attention (an empty
+  // list names none).
+  const bool kimi = a.kimi_kda_layers && !a.kimi_kda_layers->empty();
+  if (kimi) {
+    if (!variant.empty()) {
+      return Error(ErrorCode::kUnsupported,
+                   "kimi_kda_layers with experimental_attention_variant = \"" + variant +
+                       "\": Megatron-Bridge's function replaces plain attention layers by Kimi Delta Attention; "
+                       "trainflops does not model the two together");
+    }
+    if (a.window_size) {
+      return Error(ErrorCode::kUnsupported,
+                   "kimi_kda_layers with window_size: Megatron-Bridge's function replaces an average attention layer "
+                   "by each Kimi Delta Attention layer, which windows make differ from the layers replaced");
+    }
+    TRAINFLOPS_RETURN_IF_ERROR(mark_kimi_kda_layers(a, layers, kinds, kKda));
+  }
   if (linear) {
     if (!a.linear_attention_freq) {
       return missing("linear_attention_freq", "when experimental_attention_variant is \"" + variant + "\"");
@@ -735,13 +798,18 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   }
 
   TRAINFLOPS_ASSIGN_OR_RETURN(const SlidingWindows windows, sliding_windows(a, layers));
-  std::optional<Mixer> attention, linear_attention;
+  std::optional<Mixer> attention, linear_attention, kimi_attention;
   std::optional<DsaAttention> sparse_attention;
   std::optional<IndexSharing> index_sharing;
   std::optional<ChannelMixer> dense, experts;
   // Fills `layer` in place: layers are copied often enough to dominate the cost.
   auto build_layer = [&](std::size_t i, Layer& layer) -> Status {
-    if (kinds[i] & kLinear) {
+    if (kinds[i] & kKda) {
+      if (!kimi_attention) {
+        TRAINFLOPS_ASSIGN_OR_RETURN(kimi_attention, bridge_kimi_delta_attention(a));
+      }
+      layer.mixer = kimi_attention;
+    } else if (kinds[i] & kLinear) {
       if (!linear_attention) {
         TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
       }
@@ -800,8 +868,8 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   constexpr std::size_t kUsualKeys = 4;  // room enough for most models, not a limit
   LayerStackBuilder::reserve(model.layers, std::min(runs, kUsualKeys), runs);
   constexpr std::size_t kNotBuilt = SIZE_MAX;
-  std::array<std::size_t, 2 * kWindowed> built;  // per key: its index in the decoder's distinct layers
-  static_assert((kLinear | kRunsIndexer | kMoe | 3 << kCompressionShift | kWindowed) < built.size());
+  std::array<std::size_t, 2 * kKda> built;  // per key: its index in the decoder's distinct layers
+  static_assert((kLinear | kRunsIndexer | kMoe | 3 << kCompressionShift | kWindowed | kKda) < built.size());
   built.fill(kNotBuilt);
   Layer layer;  // one for every layer built: build_layer() sets both its parts
   for (std::size_t i = 0; i < layers;) {

@@ -424,6 +424,17 @@ Result<std::optional<PerLayerEmbedding>> read_per_layer_embedding(ObjectReader& 
   return std::optional<PerLayerEmbedding>(embedding);
 }
 
+// The top level's "attention_residuals": {"block_size"}.
+Result<std::optional<AttentionResiduals>> read_attention_residuals(ObjectReader& top) {
+  const json* value = top.optional_member("attention_residuals");
+  if (!value) return std::optional<AttentionResiduals>();
+  TRAINFLOPS_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::open(*value, "attention_residuals"));
+  AttentionResiduals residuals;
+  TRAINFLOPS_ASSIGN_OR_RETURN(residuals.block_size, r.integer("block_size"));
+  TRAINFLOPS_RETURN_IF_ERROR(r.finish());
+  return std::optional<AttentionResiduals>(residuals);
+}
+
 // The top level's "hyper_connections": {"variant", "streams", "rank"}.
 Result<std::optional<HyperConnections>> read_hyper_connections(ObjectReader& top) {
   const json* value = top.optional_member("hyper_connections");
@@ -493,6 +504,7 @@ Result<Model> parse_native_config(std::string_view json_text) {
     model.megatron_path = path == "hybrid" ? MegatronPath::kHybrid : MegatronPath::kStandard;
   }
   TRAINFLOPS_ASSIGN_OR_RETURN(model.hyper_connections, read_hyper_connections(top));
+  TRAINFLOPS_ASSIGN_OR_RETURN(model.attention_residuals, read_attention_residuals(top));
   Definitions defs;
   TRAINFLOPS_ASSIGN_OR_RETURN(defs.mixers, read_definitions<Mixer>(top, "mixers", read_part<Mixer>));
   TRAINFLOPS_ASSIGN_OR_RETURN(defs.channel_mixers,

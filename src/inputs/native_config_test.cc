@@ -182,8 +182,8 @@ TEST(NativeConfigTest, Errors) {
       {"{" + head + R"(, "layers": [{"mixer": "a", "repeat": 0}]})", "layers[0].repeat = 0: must be >= 1"},
       {"{" + head + R"(, "layers": []})", "layers: must hold at least one layer"},
       {"{" + head + R"(, "layers": [{"mixer": "a"}], "extra": 1})",
-       "extra: unknown key (this object takes channel_mixers, hidden_size, hyper_connections, layers, megatron_path, megatron_seq_length, "
-       "mixers, mtp, name, vocab_size)"},
+       "extra: unknown key (this object takes attention_residuals, channel_mixers, hidden_size, hyper_connections, "
+       "layers, megatron_path, megatron_seq_length, mixers, mtp, name, vocab_size)"},
       {R"({"hidden_size": 64, "vocab_size": 100, "mixers": {"a": {"type": "mha"}}, "layers": []})",
        "mixers.a.type = \"mha\": must be one of gqa, mla, dsa, window, csa, hca, gdn, gdn2, mamba2, gdp, "
        "block_sparse, kda, csa2, qsa, dsa_gqa"},

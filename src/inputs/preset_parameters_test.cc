@@ -73,6 +73,20 @@ TEST(PresetFilesTest, MalformedFilesAreErrorsNamingTheKey) {
               R"( "active_counts": "decoder"}})",
        "preset x: published_parameters.source is missing: a non-empty string that says where the figures come "
        "from"},
+      {head + R"("parameter_layout": {"qk_norm": "per_layer"}})",
+       "preset x: parameter_layout.qk_norm = \"per_layer\": must be per_head (a norm of head_dim shared by the "
+       "heads) or all_heads (one norm over every query head together, one over every key head)"},
+      {head + R"("parameter_layout": {"qk_norm": true}})",
+       "preset x: parameter_layout.qk_norm = true: must be per_head (a norm of head_dim shared by the heads) or "
+       "all_heads (one norm over every query head together, one over every key head)"},
+      {head + R"("parameter_layout": {}})", "preset x: parameter_layout.qk_norm is missing: per_head or all_heads"},
+      {head + R"("parameter_layout": {"qk_norm": "all_heads", "sinks": true}})",
+       "preset x: parameter_layout.sinks: unknown key (known: qk_norm)"},
+      {head + R"("parameter_layout": "all_heads"})", "preset x: parameter_layout: must be an object"},
+      {R"({"name": "x", "title": "X", "description": "d", "source": "s", "hf_config": {}, "seq_length": 8,)"
+       R"( "parameter_layout": {"qk_norm": "all_heads"}})",
+       "preset x: \"parameter_layout\" goes with \"args\" only: a Hugging Face config's model type gives its own "
+       "layout"},
       // Not a string: an error, not a JSON type exception out of the library.
       {head + R"("published_parameters": {"total": 2, "active": 1, "total_counts": "decoder",)"
               R"( "active_counts": "decoder", "source": 3}})",
@@ -130,7 +144,7 @@ const ZooCase kZoo[] = {
     {"deepseek-v3", "0.9972"},    {"deepseek-v3.2", "0.9825"},       {"gemma-4-26b-a4b", "0.9972"},
     {"gemma-4-31b", "1.0000"},    {"glm-4.7-flash", "0.9985"},       {"glm-5", "0.9855"},
     {"glm-5.2", "0.9939"},        {"gpt-oss-120b", "0.9974"},        {"kimi-k2", "0.9948"},
-    {"kimi-k3", "0.9985"},        {"kimi-linear-48b-a3b", "1.0086"}, {"llama-3.1-405b", "1.0000"},
+    {"kimi-k3", "0.9987"},        {"kimi-linear-48b-a3b", "1.0086"}, {"llama-3.1-405b", "1.0000"},
     {"llama-3.1-70b", "1.0000"},  {"llama-3.1-8b", "1.0000"},        {"minimax-m2", "0.9960"},
     {"minimax-m3", "0.9940"},     {"mixtral-8x7b", "0.9999"},        {"nemotron-3-nano-30b-a3b", "1.0105"},
     {"nemotron-h-56b", "1.0143"}, {"qwen3-235b-a22b", "0.9977"},     {"qwen3-next-80b-a3b", "1.0061"},
@@ -146,10 +160,34 @@ TEST(PresetZooTest, EveryPresetIsInTheTable) {
   EXPECT_EQ(listed, known);
 }
 
+// A preset's parameter_layout replaces the norms its arguments give: query
+// and key norms over all heads hold 48 x 128 + 8 x 128 per layer where
+// --qk-layernorm would hold 2 x 128.
+TEST(PresetFilesTest, ParameterLayoutReplacesTheArgumentsNorms) {
+  const std::string head = R"({"name": "x", "title": "X", "description": "d", "source": "s", "args": {
+      "num_layers": 2, "hidden_size": 3072, "ffn_hidden_size": 1536, "num_attention_heads": 48,
+      "group_query_attention": true, "num_query_groups": 8, "kv_channels": 128, "swiglu": true,
+      "padded_vocab_size": 1024, "seq_length": 64, "qk_layernorm": true})";
+  const auto norms = [](const std::string& text) {
+    const ModelParameters p = count_parameters(preset_model(parse_preset(text).value()).value()).value();
+    for (const KindParameters& part : p.kinds) {
+      if (part.kind == ParameterKind::kNorm) return to_decimal(part.count.total);
+    }
+    return std::string("none");
+  };
+  // Two layers' input and pre-MLP norms and the final norm: 5 x 3072.
+  EXPECT_EQ(norms(head + "}"), std::to_string(5 * 3072 + 2 * 2 * 128));
+  EXPECT_EQ(norms(head + R"(, "parameter_layout": {"qk_norm": "per_head"}})"), std::to_string(5 * 3072 + 2 * 2 * 128));
+  EXPECT_EQ(norms(head + R"(, "parameter_layout": {"qk_norm": "all_heads"}})"),
+            std::to_string(5 * 3072 + 2 * (48 + 8) * 128));
+}
+
 // Every parameter, to the unit, against the released checkpoint's count
-// (tests/data/parameters/published_totals.jsonl: the figure, its source, and
-// what the checkpoint stores that is no parameter of the model: FP8 block
-// scales, the MTP module's copies of shared tables).
+// (tests/data/parameters/published_totals.jsonl: the figure, its source, the
+// parts of the model the checkpoint holds when not all ("counts": a
+// checkpoint without the MTP modules), and what the checkpoint stores that is
+// no parameter of the model: FP8 block scales, the MTP module's copies of
+// shared tables).
 TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
   std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/parameters/published_totals.jsonl");
   std::string line;
@@ -161,14 +199,23 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
     for (const auto& [what, count] : row["not_parameters"].items()) expected -= count.get<std::int64_t>();
     EXPECT_EQ(expected, row["total"].get<std::int64_t>());
     const ModelParameters p = parameters_of(find_preset(row["preset"].get<std::string>()).value());
-    EXPECT_EQ(to_decimal(p.total().total), std::to_string(expected));
+    if (row.contains("counts")) {
+      std::vector<ParameterPart> parts;
+      for (const nlohmann::json& part : row["counts"]) {
+        parts.push_back(parse_parameter_part(part.get<std::string>()).value());
+      }
+      EXPECT_EQ(to_decimal(p.sum(parts).total), std::to_string(expected));
+    } else {
+      EXPECT_EQ(to_decimal(p.total().total), std::to_string(expected));
+    }
     ++rows;
   }
-  EXPECT_EQ(rows, 14);
+  EXPECT_EQ(rows, 15);
 }
 
 // What the presets count in their layouts, at h = the model's: Llama-3.1-8B's
-// 65 norms (two per layer, the final one); gpt-oss-120b's biases and sinks.
+// 65 norms (two per layer, the final one); gpt-oss-120b's biases and sinks;
+// Gemma-4-26B-A4B's norms and scalars.
 TEST(PresetZooTest, ParametersByKind) {
   const ModelParameters llama = parameters_of(find_preset("llama-3.1-8b").value());
   ASSERT_EQ(llama.kinds.size(), 3u);
@@ -191,6 +238,17 @@ TEST(PresetZooTest, ParametersByKind) {
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kBias].active), std::to_string(36 * (5120 + 2880 + 4 * 8640 + 128)));
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kPerHeadScalar].total), std::to_string(36 * 64));  // sinks
   EXPECT_EQ(to_decimal(kinds[ParameterKind::kRouter].total), std::to_string(36 * 128 * 2880));
+
+  // Gemma-4-26B-A4B, per layer: four norms around the attention and the MLP,
+  // the MoE block's three and the router's input scale (8 x 2816); the query
+  // and key norms (2 x 256 on 25 sliding layers, 2 x 512 on 5 global ones);
+  // the final norm. Per layer: 128 per-expert scales and the layer's scalar.
+  const ModelParameters gemma = parameters_of(find_preset("gemma-4-26b-a4b").value());
+  kinds.clear();
+  for (const KindParameters& part : gemma.kinds) kinds[part.kind] = part.count;
+  EXPECT_EQ(to_decimal(kinds[ParameterKind::kNorm].total),
+            std::to_string(30 * 8 * 2816 + 25 * 2 * 256 + 5 * 2 * 512 + 2816));
+  EXPECT_EQ(to_decimal(kinds[ParameterKind::kPerHeadScalar].total), std::to_string(30 * (128 + 1)));
 }
 
 // Within 1% of the published figure, or within half its rounding unit when it

@@ -58,6 +58,23 @@ Result<PublishedParameters> published_parameters(const json& object) {
   return published;
 }
 
+// Megatron-LM's arguments hold no name for a norm over all heads: a preset
+// with args says it here. A Hugging Face config's model type gives its own
+// layout, so the key goes with args only.
+Result<ParameterLayout::QkNorm> qk_norm_of(const json& layout) {
+  if (!layout.is_object()) return Error("parameter_layout: must be an object");
+  for (const auto& [key, value] : layout.items()) {
+    if (key != "qk_norm") return Error("parameter_layout." + key + ": unknown key (known: qk_norm)");
+  }
+  const auto it = layout.find("qk_norm");
+  if (it == layout.end()) return Error("parameter_layout.qk_norm is missing: per_head or all_heads");
+  if (*it == "per_head") return ParameterLayout::QkNorm::kPerHead;
+  if (*it == "all_heads") return ParameterLayout::QkNorm::kAllHeads;
+  return Error("parameter_layout.qk_norm = " + it->dump() +
+               ": must be per_head (a norm of head_dim shared by the heads) or all_heads (one norm over every "
+               "query head together, one over every key head)");
+}
+
 // The files are part of the build and tested (every file must parse); one
 // that does not is left out here.
 std::vector<Preset> load_presets() {
@@ -100,7 +117,16 @@ Result<Preset> parse_preset(std::string_view json_text) {
     if (file.contains("seq_length")) {
       return Error("preset " + name + ": \"seq_length\" belongs in \"args\" when the model is given as args");
     }
+    if (file.contains("parameter_layout")) {
+      Result<ParameterLayout::QkNorm> qk_norm = qk_norm_of(file["parameter_layout"]);
+      if (!qk_norm.ok()) return qk_norm.error().context("preset " + name);
+      preset.qk_norm = qk_norm.value();
+    }
   } else {
+    if (file.contains("parameter_layout")) {
+      return Error("preset " + name + ": \"parameter_layout\" goes with \"args\" only: a Hugging Face config's "
+                   "model type gives its own layout");
+    }
     if (!file["hf_config"].is_object()) return Error("preset " + name + ": \"hf_config\" must be a JSON object");
     preset.hf_config = file["hf_config"].dump();
     const auto seq_length = file.find("seq_length");
@@ -139,6 +165,7 @@ Result<Model> preset_model(const Preset& preset) {
   Model model;
   if (preset.args) {
     TRAINFLOPS_ASSIGN_OR_RETURN(model, model_from_megatron_args(*preset.args));
+    if (preset.qk_norm) model.parameter_layout.qk_norm = *preset.qk_norm;
   } else {
     Result<HfImport> imported = import_hf_config(*preset.hf_config, UnknownFields::kRejected);
     if (!imported.ok()) return imported.error().context("preset " + preset.name);

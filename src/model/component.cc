@@ -24,6 +24,7 @@ std::string_view component_name(Component component) {
     case Component::kHyperConnections: return "hyper_connections";
     case Component::kNgramMemory: return "ngram_memory";
     case Component::kPerLayerEmbedding: return "per_layer_embedding";
+    case Component::kAttentionResiduals: return "attention_residuals";
     case Component::kMtp: return "mtp";
     case Component::kLogits: return "logits";
   }

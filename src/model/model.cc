@@ -297,6 +297,24 @@ Status check(const Checker& c, const NgramMemory& m, std::int64_t streams) {
   return Ok{};
 }
 
+// Each decoder layer reads its two inputs through the attention residuals.
+Status check(const Checker& c, const AttentionResiduals& residuals, const Model& model) {
+  TRAINFLOPS_RETURN_IF_ERROR(c.positive("block_size", residuals.block_size));
+  if (model.hyper_connections) {
+    return Error(
+        "attention_residuals and hyper_connections: a model has one or the other (both replace the residual sum)");
+  }
+  for (const LayerStack::Run& run : model.layers.runs()) {
+    const Layer& layer = model.layers.distinct()[run.layer];
+    if (!layer.mixer || !layer.channel_mixer) {
+      return Error("attention_residuals: layers[" + std::to_string(run.start) + "] has no " +
+                   (layer.mixer ? "channel mixer" : "mixer") +
+                   "; attention residuals feed every decoder layer's mixer and channel mixer");
+    }
+  }
+  return Ok{};
+}
+
 Status check(const Checker& c, const PerLayerEmbedding& e) {
   TRAINFLOPS_RETURN_IF_ERROR(c.positive("dim", e.dim));
   return c.positive("vocabulary", e.vocabulary);
@@ -456,6 +474,9 @@ Status validate(const Model& model) {
   for (std::size_t d = 0; d < model.mtp_depths.size(); ++d) {
     TRAINFLOPS_RETURN_IF_ERROR(
         check_layers([d] { return "mtp_depths[" + std::to_string(d) + "]"; }, model.mtp_depths[d], streams));
+  }
+  if (model.attention_residuals) {
+    TRAINFLOPS_RETURN_IF_ERROR(check(top.at("attention_residuals"), *model.attention_residuals, model));
   }
   std::int64_t staged = 0;
   for (std::size_t i = 0; i < model.pipeline_stage_layers.size(); ++i) {

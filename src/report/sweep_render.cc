@@ -53,6 +53,7 @@ constexpr std::optional<Group> group_of(Component component) {
     case Component::kHyperConnections:
     case Component::kNgramMemory:
     case Component::kPerLayerEmbedding:
+    case Component::kAttentionResiduals:
     case Component::kMtp:
     case Component::kLogits: return Group::kOther;
   }
