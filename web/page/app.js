@@ -33,8 +33,9 @@ const COMPONENT_COLOURS = {
   indexer_projections: '#76b7b2', indexer_scoring: '#59a14f', indexer_teacher: '#86bcb6',
   kpool_gate: '#b07aa1', kpool_pooling: '#ff9da7', kv_compressor: '#9c755f', mlp: '#bab0ac',
   moe_routed: '#edc948', moe_shared: '#d37295', moe_router: '#fabfd2', mamba: '#8cd17d',
-  gated_delta_net: '#b6992d', gated_delta_product: '#499894', kimi_delta_attention: '#a0cbe8', mtp: '#d4a6c8',
-  logits: '#79706e',
+  gated_delta_net: '#b6992d', gated_delta_product: '#499894', kimi_delta_attention: '#a0cbe8',
+  hyper_connections: '#f1ce63', ngram_memory: '#9d7660', per_layer_embedding: '#d7b5a6',
+  attention_residuals: '#ffbe7d', mtp: '#d4a6c8', logits: '#79706e',
 };
 
 const form = document.getElementById('inputs');

@@ -101,6 +101,9 @@ async function expectCount(report, what) {
     assert.equal(await data('#six-n-d', 'value'), report.parameters.six_n_d, `${what}: 6ND`);
   }
   const components = await rows('#component-table tbody tr', ['component', 'flops']);
+  const colours = await page.evaluate(() => COMPONENT_COLOURS);
+  const shown = components.map(({component}) => colours[component]);
+  assert.ok(shown.every(Boolean) && new Set(shown).size === shown.length, `${what}: a colour of its own per component`);
   assert.deepEqual(components, Object.entries(report.breakdown).map(([component, part]) =>
     ({component, flops: String(full(part))})), `${what}: components`);
   const layers = await rows('#layer-table tbody tr', ['layer', 'flops']);
