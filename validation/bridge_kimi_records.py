@@ -13,16 +13,6 @@ import sys
 
 from validation import framework_functions
 
-# Kimi Linear 48B-A3B's sizes (tests/data/hf/kimi-linear-48b-a3b.json).
-KIMI_LINEAR = {
-    "num_layers": 27, "hidden_size": 2304, "ffn_hidden_size": 9216, "num_attention_heads": 32,
-    "multi_latent_attention": True, "q_lora_rank": None, "kv_lora_rank": 512, "qk_head_dim": 128,
-    "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "swiglu": True, "padded_vocab_size": 163840,
-    "num_experts": 256, "moe_layer_freq": [0] + [1] * 26, "moe_router_topk": 8, "moe_ffn_hidden_size": 1024,
-    "moe_shared_expert_intermediate_size": 1024,
-    "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
-    "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}
-
 # A small Kimi K3 shape: MLA with a q LoRA, latent experts, an MTP depth.
 SMALL_K3 = {
     "num_layers": 8, "hidden_size": 256, "ffn_hidden_size": 512, "num_attention_heads": 4,
@@ -34,7 +24,7 @@ SMALL_K3 = {
     "kimi_linear_conv_kernel_size": 4}
 
 CASES = (
-    ("Kimi Linear 48B-A3B's sizes", KIMI_LINEAR, (1500, 4096, 131072)),
+    ("Kimi Linear 48B-A3B's sizes", framework_functions.KIMI_LINEAR, (1500, 4096, 131072)),
     ("a small Kimi K3, its last layer MLA, one MTP depth", SMALL_K3, (512, 4096)),
     ("the last layer KDA: the two MTP depths copy it; a number given twice",
      {**SMALL_K3, "mtp_num_layers": 2, "kimi_kda_layers": [1, 1, 2, 4, 5, 6, 8]}, (512, 4096)),

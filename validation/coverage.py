@@ -56,31 +56,11 @@ def features(case):
             found.add("qsa in mtp")
     elif isinstance(sparse, Kda):
         found.add("kda low-rank output gate" if sparse.output_gate_rank else "kda full-rank output gate")
-        found.add(f"kda, recompute {case.recompute}")
-        if len(case.docs) > 1:
-            found.add("kda packed documents")
-        if any(length > sparse.chunk_size for length in case.docs):
-            found.add("kda document of several chunks")
-        if any(length % sparse.chunk_size for length in case.docs):
-            found.add("kda partial last chunk")
-        if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
-            found.add("kda with moe")
-        if config.mtp_depths:
-            found.add("kda in mtp")
+        found |= _delta_rule_features("kda", sparse.chunk_size, case, config)
     elif isinstance(sparse, Gdn):
         found.add("gdn key heads shared" if sparse.num_value_heads > sparse.num_key_heads
                   else "gdn a key head per value head")
-        found.add(f"gdn, recompute {case.recompute}")
-        if len(case.docs) > 1:
-            found.add("gdn packed documents")
-        if any(length > sparse.chunk_size for length in case.docs):
-            found.add("gdn document of several chunks")
-        if any(length % sparse.chunk_size for length in case.docs):
-            found.add("gdn partial last chunk")
-        if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
-            found.add("gdn with moe")
-        if config.mtp_depths:
-            found.add("gdn in mtp")
+        found |= _delta_rule_features("gdn", sparse.chunk_size, case, config)
     elif isinstance(sparse, Csa2Stack):
         found |= _csa2_features(sparse, case)
     # KDA, the gated delta net and CSA2 replace the arguments' attention.
@@ -126,6 +106,22 @@ def features(case):
         found.add("packed documents")
     if 1 in case.docs:
         found.add("single-token document")
+    return found
+
+
+def _delta_rule_features(name, chunk_size, case, config):
+    """What a case exercises of a chunked delta rule (KDA's or the gated delta net's)."""
+    found = {f"{name}, recompute {case.recompute}"}
+    if len(case.docs) > 1:
+        found.add(f"{name} packed documents")
+    if any(length > chunk_size for length in case.docs):
+        found.add(f"{name} document of several chunks")
+    if any(length % chunk_size for length in case.docs):
+        found.add(f"{name} partial last chunk")
+    if any(isinstance(mixer, Moe) for mixer in config.channel_mixers):
+        found.add(f"{name} with moe")
+    if config.mtp_depths:
+        found.add(f"{name} in mtp")
     return found
 
 

@@ -338,6 +338,17 @@ GDP_HYBRID = "tests/data/compare/nemotron-h-56b-gdp.json"
 # gpt-oss-120b with its windows (a native config; the preset has none).
 WINDOWED_GPT_OSS = "tests/data/compare/gpt-oss-120b-windowed.json"
 
+# Kimi Linear 48B-A3B's sizes (tests/data/hf/kimi-linear-48b-a3b.json) as
+# Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based) over MLA.
+KIMI_LINEAR = {
+    "num_layers": 27, "hidden_size": 2304, "ffn_hidden_size": 9216, "num_attention_heads": 32,
+    "multi_latent_attention": True, "q_lora_rank": None, "kv_lora_rank": 512, "qk_head_dim": 128,
+    "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "swiglu": True, "padded_vocab_size": 163840,
+    "num_experts": 256, "moe_layer_freq": [0] + [1] * 26, "moe_router_topk": 8, "moe_ffn_hidden_size": 1024,
+    "moe_shared_expert_intermediate_size": 1024,
+    "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+    "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}
+
 # The release configs of tests/data/hf and the frameworks' arguments for
 # each: a preset's where it is the same model, else written from the config.
 HF_CASES = (
@@ -355,14 +366,7 @@ HF_CASES = (
     ("qwen3-coder-next.json", "qwen3-next-80b-a3b", {"mtp_num_layers": None}),
     # Kimi Linear: Megatron-Bridge's Kimi K3 fields (kimi_kda_layers, 1-based)
     # over MLA; its other frameworks have no Kimi Delta Attention.
-    ("kimi-linear-48b-a3b.json", None, {
-        "num_layers": 27, "hidden_size": 2304, "ffn_hidden_size": 9216, "num_attention_heads": 32,
-        "multi_latent_attention": True, "q_lora_rank": None, "kv_lora_rank": 512, "qk_head_dim": 128,
-        "qk_pos_emb_head_dim": 64, "v_head_dim": 128, "swiglu": True, "padded_vocab_size": 163840,
-        "num_experts": 256, "moe_layer_freq": [0] + [1] * 26, "moe_router_topk": 8, "moe_ffn_hidden_size": 1024,
-        "moe_shared_expert_intermediate_size": 1024,
-        "kimi_kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
-        "kimi_linear_num_heads": 32, "kimi_linear_head_dim": 128, "kimi_linear_conv_kernel_size": 4}),
+    ("kimi-linear-48b-a3b.json", None, KIMI_LINEAR),
 )
 
 
