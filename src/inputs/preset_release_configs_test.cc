@@ -52,6 +52,7 @@ TEST(PresetReleaseConfigsTest, PresetsBuildTheModelsOfTheirReleaseConfigs) {
       {"qwen3.5-27b", "qwen3.5-27b.json", refused + "64 entries; it must have num_layers + mtp_num_layers = 65"},
       {"qwen3.5-35b-a3b", "qwen3.5-35b-a3b.json", refused + "40 entries; it must have num_layers + mtp_num_layers = 41"},
       {"nemotron-h-56b", "nemotron-h-56b-base-8k.json", std::nullopt},
+      {"qwen3.8-2.4t-a95b", "qwen3.8-2.4t-a95b.json", refused + "92 entries; it must have num_layers + mtp_num_layers = 93"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.preset) + " against " + c.file);
