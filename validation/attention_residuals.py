@@ -16,9 +16,12 @@ In a layer with index l (from 0): the mixer reads when anything is sealed
 the mixer's output starts the next one; the channel mixer always reads.
 A last read feeds the final norm and the output layer.
 
-The scores and the weighted sum run as batched products, so the counter sees
-every multiply-add: h per source for the score and h for its share of the
-sum, each trained (the sources and the projection take gradients).
+The release scores with an elementwise product and a sum, which a counter of
+matrix products does not see; here the scores and the weighted sum both run
+as batched products (selfcheck.py checks that they compute the same read),
+so the counter sees every multiply-add: h per source for the score and h for
+its share of the sum, each trained (the sources and the projection take
+gradients).
 """
 
 import types

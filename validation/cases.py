@@ -322,14 +322,21 @@ def _attnres_case(rng, index):
     Kimi K3, dense MLP or MoE, with and without MTP (a plain residual):
     blocks of one layer, of several (the last one partial or full), and one
     block of more layers than the model has."""
-    args = _base(rng, layers=rng.randint(2, 7))
-    layers = args["num_layers"]
+    kind = index % 4
+    if kind == 0:
+        block_size, layers = 1, rng.randint(2, 7)
+    elif kind == 3:
+        layers = rng.randint(2, 6)
+        block_size = layers + rng.randint(1, 2)
+    else:
+        block_size = rng.randint(2, 3)
+        layers = block_size * rng.randint(1, 2) + (rng.randint(1, block_size - 1) if kind == 1 else 0)
+    args = _base(rng, layers=layers)
     _gqa(rng, args, gate=rng.random() < 0.5)
     if index % 3 == 2:
         _moe(rng, args, shared=rng.random() < 0.5, latent=False)
     if index == 0:
         args["mtp_num_layers"] = 1
-    block_size = [1, rng.randint(2, 3), rng.randint(2, layers), layers + rng.randint(0, 2)][index % 4]
     kda = None
     if index % 3 == 1:
         head_dim = rng.choice([4, 8])
