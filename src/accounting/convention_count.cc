@@ -342,10 +342,12 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                      sum.add(terms_of(a, h, projections_mode(c)), exact);
                    }
                  },
-                 // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<GatedDeltaProduct, DsaGqaAttention> auto& other) {
-                   sum.add(terms_of(other, h, projections_mode(c)), exact);
+                 // A gated delta product has no norm terms: only its delta rule's form changes.
+                 [&](const GatedDeltaProduct& g) {
+                   sum.add(gated_delta_product_terms(g, h, c.chunked_delta_rule ? kExecutedMode : kModelMode), exact);
                  },
+                 // No framework's choice changes it but whether norms count.
+                 [&](const DsaGqaAttention& a) { sum.add(terms_of(a, h, projections_mode(c)), exact); },
              },
              mixer);
 }
