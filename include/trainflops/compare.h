@@ -70,7 +70,8 @@ enum class ConventionKind {
   kAttentionWidth,       // grouped-query attention's widths: from its heads, or from h (query h, keys g h/n)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
-  kDeltaRule,            // the gated delta net's and KDA's delta rule: recurrent (the model's) or chunked (as trained)
+  kDeltaRule,            // the delta rule of the gated delta net and product and of KDA: recurrent (the model's)
+                         // or chunked (as trained)
   kNorms,                // MLA's LoRA norms, MTP's and attention residuals' norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn

@@ -565,6 +565,9 @@ TEST(CompareTest, GatedDeltaProductOnlyMegatronLmMainCounts) {
     const Int128 gdp = kH * (16 * 3 + 4 * 3 + 2 * 3) + 4 * (16 * 2 + 4 * 3) + 16 * kH;  // 832
     expect_flops(got, "megatron-lm",
                  6 * S * (gdp + kGqaProjections + kDenseMlp + kLogits) + 3 * S * (11 * 16 * 4) + 6 * kQ * S * S);
+    // trainflops' executed row: the chunked form, as executed mode counts it.
+    expect_flops(got, "trainflops-executed",
+                 *count(gated_delta_product_model(), Bshd{1, s}, Mode::kExecuted).value().total.exact);
     for (const char* other :
          {"megatron-lm-dsa-fix", "megatron-bridge", "maxtext", "torchtitan", "nemo-rl", "nemo-automodel"}) {
       expect_flops(got, other, -1);
@@ -572,6 +575,11 @@ TEST(CompareTest, GatedDeltaProductOnlyMegatronLmMainCounts) {
   }
   const Comparison c = compare_frameworks(gated_delta_product_model(), 4, 1).value();
   const auto reason = [&](Framework f) { return c.frameworks[static_cast<std::size_t>(f)].reason; };
+  // The executed row differs from the model's by its delta rule alone.
+  const auto& executed = c.frameworks[static_cast<std::size_t>(Framework::kTrainflopsExecuted)].differences;
+  ASSERT_EQ(executed.size(), 1u);
+  EXPECT_EQ(executed[0].kind, ConventionKind::kDeltaRule);
+  EXPECT_EQ(executed[0].choice, "chunked");
   EXPECT_EQ(reason(Framework::kMegatronDsaFix),
             "Megatron-LM's dev branch has no gated delta product: its hybrid function charges the M layers of a "
             "gated-delta-product spec as Mamba-2 (main's counts them)");

@@ -354,8 +354,10 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                      case DsaGqaRule::kNotCounted: return;
                    }
                  },
-                 // No framework's choice changes it but whether norms count.
-                 [&](const GatedDeltaProduct& g) { sum.add(terms_of(g, h, projections_mode(c)), exact); },
+                 // A gated delta product has no norm terms: only its delta rule's form changes.
+                 [&](const GatedDeltaProduct& g) {
+                   sum.add(gated_delta_product_terms(g, h, c.chunked_delta_rule ? kExecutedMode : kModelMode), exact);
+                 },
              },
              mixer);
 }

@@ -150,8 +150,9 @@ struct Conventions {
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
-  // The gated delta net's and Kimi Delta Attention's delta rule in the
-  // chunked form training runs (false: the recurrent form, the model's).
+  // The delta rule of the gated delta net, the gated delta product and Kimi
+  // Delta Attention in the chunked form training runs (false: the recurrent
+  // form, the model's).
   bool chunked_delta_rule = false;
   // The residual-stream machinery: counted as model mode does, left out, or
   // counted as a framework's function does.
