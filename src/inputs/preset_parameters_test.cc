@@ -148,7 +148,7 @@ const ZooCase kZoo[] = {
     {"llama-3.1-70b", "1.0000"},  {"llama-3.1-8b", "1.0000"},        {"minimax-m2", "0.9960"},
     {"minimax-m3", "0.9940"},     {"mixtral-8x7b", "0.9999"},        {"nemotron-3-nano-30b-a3b", "1.0105"},
     {"nemotron-h-56b", "1.0143"}, {"qwen3-235b-a22b", "0.9977"},     {"qwen3-next-80b-a3b", "1.0061"},
-    {"qwen3.5-27b", "1.0055"},    {"qwen3.5-35b-a3b", "1.0118"},
+    {"qwen3.5-27b", "1.0055"},    {"qwen3.5-35b-a3b", "1.0118"},     {"qwen3.8-2.4t-a95b", "1.0020"},
 };
 
 ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }
@@ -210,7 +210,7 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
     }
     ++rows;
   }
-  EXPECT_EQ(rows, 15);
+  EXPECT_EQ(rows, 18);
 }
 
 // What the presets count in their layouts, at h = the model's: Llama-3.1-8B's
