@@ -588,24 +588,9 @@ TEST(CompareTest, GatedDeltaProductOnlyMegatronLmMainCounts) {
       "for a hybrid_layer_pattern under a gated-delta-product spec, has)");
 }
 
-TEST(CompareTest, ErrorsAndLayersNoFrameworkModels) {
+TEST(CompareTest, Errors) {
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 0, 1).error().message(), "seq_length = 0: must be at least 1");
   EXPECT_EQ(compare_frameworks(windowed_moe_model(), 4, 0).error().message(), "sequences = 0: must be at least 1");
-  DsaGqaAttention dsa_gqa{.attention = {.num_heads = kHeads, .num_query_groups = kGroups, .head_dim = kHeadDim}};
-  dsa_gqa.indexer = DsaIndexer{.num_heads = 1, .head_dim = 2, .topk = 2};
-  const Model sparse = model_of({Layer{Mixer{dsa_gqa}, ChannelMixer{dense()}}, gqa_layer(dense())});
-  const Result<Comparison> c = compare_frameworks(sparse, 4, 1);
-  ASSERT_TRUE(c.ok()) << c.error().message();
-  for (const FrameworkCount& f : c.value().frameworks) {
-    const bool trainflops = f.framework == Framework::kTrainflopsModel || f.framework == Framework::kTrainflopsExecuted;
-    EXPECT_EQ(f.flops.has_value(), trainflops) << framework_name(f.framework);
-    if (!trainflops) {
-      EXPECT_EQ(f.reason,
-                "the model has dsa-gqa layers; compare models the frameworks' counts of GQA, MLA, DSA, "
-                "DeepSeek-V4 and V4.1 attention, QSA, block-sparse attention, gated delta net, Kimi Delta Attention, "
-                "Mamba-2 and gated delta product layers only");
-    }
-  }
   Model overflow = windowed_moe_model();
   EXPECT_EQ(compare_frameworks(overflow, 4'000'000'000'000'000'000, 1).error().code(), ErrorCode::kOverflow);
 }
