@@ -150,7 +150,7 @@ void check_types(const MegatronArgs& args, const ArgTypes& types) {
   if (args.hybrid_layer_pattern) return;
   const bool moe = args.num_experts.has_value();
   const std::string variant = args.experimental_attention_variant.value_or("");
-  const bool linear = variant == "gated_delta_net" || variant == "gdn" || variant == "gdn2";
+  const bool linear = variant == "gated_delta_net" || variant == "gdn" || variant == "gdn2" || variant == "kda";
   if (moe && types.moe_layer_freq) {
     throw ErrorException("args.moe_layer_freq = " + python_repr(types.moe_layer_freq) +
                          ": Megatron-LM takes an int or a list (its function raises for anything else)");

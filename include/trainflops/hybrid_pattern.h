@@ -1,5 +1,6 @@
 // Megatron-LM's hybrid layer pattern (docs/accounting.md, 6): one symbol per layer,
 //   M  Mamba-2 (or gated delta product, by layer spec)   G  gated delta net
+//   K  Kimi Delta Attention (Megatron-LM's Kimi Delta Attention pull request)
 //   *  attention (MHA/GQA)    +  MLA attention    D  DSA attention (MLA + indexer)
 //   W C H  DeepSeek-V4 attention: window only, CSA (4x), HCA (128x)
 //   -  dense MLP    E  MoE
@@ -25,6 +26,7 @@ namespace trainflops {
 enum class LayerSymbol : char {
   kMamba = 'M',
   kGatedDeltaNet = 'G',
+  kKimiDeltaAttention = 'K',
   kAttention = '*',
   kMla = '+',
   kDsa = 'D',

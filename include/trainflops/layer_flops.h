@@ -213,12 +213,14 @@ Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidde
 // interleaved_chunk_substitutions(c, n).
 Terms gated_chunked_delta_product_terms(const GatedDeltaProduct& gdp);
 // Kimi Delta Attention, one trained term per token (P = num_heads head_dim):
-// 4 h P (q, k, v, output) + h num_heads (beta) + forget_gate_rank (h + P)
-// + the output gate's h P (output_gate_rank (h + P) when low rank)
-// + 3 conv_kernel_dim P (the short convolutions) + the delta rule's
-// kimi_delta_rule_fmas. Megatron mode counts as Megatron-Bridge's function
-// does, which charges every layer Kimi K3's gates: a full-rank output gate and
-// a forget gate of rank head_dim. Executed mode counts the delta rule in the
+// 4 h P (q, k, v, output) + h num_heads (beta) + the forget gate's h P
+// (forget_gate_rank (h + P) when low rank) + the output gate's h P
+// (output_gate_rank (h + P) when low rank) + 3 conv_kernel_dim P (the short
+// convolutions) + the delta rule's kimi_delta_rule_fmas. Megatron mode
+// counts a low-rank forget gate as Megatron-Bridge's function does, which
+// charges Kimi K3's gates: a full-rank output gate and a forget gate of rank
+// head_dim; a full-rank forget gate (Megatron-LM's layer) as Megatron-LM's
+// function does, with both gates full rank. Executed mode counts the delta rule in the
 // chunked form training runs instead (kimi_chunked_delta_rule_terms), per
 // head (d = head_dim, chunks of chunk_size, each document's last one
 // partial): 3 d^2 per token (the state's reads and update), 5 d per

@@ -233,7 +233,9 @@ struct BlockSparseAttention {
 // forget gate is per channel. Queries, keys and values are num_heads heads of
 // head_dim (P = num_heads * head_dim wide), each through its own h x P
 // projection and a depthwise short convolution; beta is one h x num_heads
-// projection; the forget gate is low rank (h -> forget_gate_rank -> P); the
+// projection; the forget gate is low rank (h -> forget_gate_rank -> P), or
+// one h x P projection when forget_gate_rank is unset (Megatron-LM's
+// KimiDeltaAttention, which projects q, k, v and both gates directly); the
 // output passes a gated norm (the gate h x P, or h -> output_gate_rank -> P
 // when low rank) and a P x h projection. Training runs the delta rule in
 // chunks of chunk_size tokens (kDeltaRuleDefaultChunkSize; chunk_kda's
@@ -242,7 +244,7 @@ struct KimiDeltaAttention {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t conv_kernel_dim = 0;
-  std::int64_t forget_gate_rank = 0;
+  std::optional<std::int64_t> forget_gate_rank;  // unset: a full-rank h x P gate
   std::optional<std::int64_t> output_gate_rank;  // unset: a full-rank h x P gate
   std::int64_t chunk_size = kDeltaRuleDefaultChunkSize;
 

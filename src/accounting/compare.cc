@@ -181,7 +181,11 @@ std::string megatron_cannot_express(const Model& model) {
   if (has_shared_key_value(model)) return "Megatron-LM" + std::string(kNoSharedKeyValue);
   if (has_mixer<SharedCompressedAttention>(model)) return "Megatron-LM" + std::string(kNoSharedCompressedAttention);
   if (has_mixer<CompressedBlockSparseAttention>(model)) return "Megatron-LM" + std::string(kNoQsa);
-  if (has_mixer<KimiDeltaAttention>(model)) return "Megatron-LM's function has no Kimi Delta Attention";
+  if (has_mixer<KimiDeltaAttention>(model)) {
+    return "Megatron-LM's main and dev functions have no Kimi Delta Attention (no K symbol, no kda variant); its Kimi "
+           "Delta Attention pull request counts the layer with full-rank gates, as megatron mode does from its "
+           "arguments";
+  }
   if (has_mixer<BlockSparseAttention>(model)) {
     return "Megatron-LM has no block-sparse attention and no MiniMax-M3 model (main or dev); Megatron-Bridge's "
            "provider runs it";

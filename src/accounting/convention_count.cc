@@ -326,7 +326,14 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                    sum.add(terms, exact);
                  },
                  [&](const KimiDeltaAttention& k) {
-                   Terms terms = kimi_delta_attention_terms(k, h, c.kda_gates_as_k3 ? kMegatronMode : kModelMode);
+                   // Kimi K3's gates, as Megatron-Bridge charges every layer: a
+                   // forget gate of rank head_dim and a full-rank output gate.
+                   KimiDeltaAttention charged = k;
+                   if (c.kda_gates_as_k3) {
+                     charged.forget_gate_rank = k.head_dim;
+                     charged.output_gate_rank.reset();
+                   }
+                   Terms terms = kimi_delta_attention_terms(charged, h, kModelMode);
                    if (!c.linear_core || c.chunked_delta_rule) {
                      terms.front().forward_flops -= kFlopsPerFma * kimi_delta_rule_fmas(k);
                    }

@@ -130,6 +130,16 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       {"kda with low-rank gates, megatron",
        kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, 2, 2}, 8, Convention{Mode::kMegatron}),
        {{Component::kKimiDeltaAttention, kTokens, 884, 1}}},
+      // Megatron-LM's layer, both gates full rank: forget 8*6 = 48 in place of 42:
+      // 448 FMAs in every mode (its function charges its layer so).
+      {"kda with full-rank gates",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, std::nullopt, std::nullopt}, 8,
+                                  Convention{Mode::kModel}),
+       {{Component::kKimiDeltaAttention, kTokens, 896, 1}}},
+      {"kda with full-rank gates, megatron",
+       kimi_delta_attention_terms(KimiDeltaAttention{2, 3, 4, std::nullopt, std::nullopt}, 8,
+                                  Convention{Mode::kMegatron}),
+       {{Component::kKimiDeltaAttention, kTokens, 896, 1}}},
       // h=8, key 2x2 heads (qk 4), value 3x4 heads (v 12), conv 4:
       // in 2*4 + 2*12 + 2*4 = 40 -> 320; conv 4*(8+12) = 80; rule 4*4*9 = 144; out 8*12 = 96; 640 FMAs.
       {"gdn",

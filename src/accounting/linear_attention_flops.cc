@@ -40,11 +40,14 @@ void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Conventi
 void append_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention, Terms& terms) {
   const Int128 h = hidden_size, nh = k.num_heads, p = Int128{k.num_heads} * k.head_dim;
   // Megatron-Bridge's function (Kimi K3's layer) charges a full-rank output
-  // gate and a forget gate of rank head_dim whatever the layer has.
+  // gate and a low-rank forget gate of rank head_dim whatever the layer has;
+  // Megatron-LM's function (its Kimi Delta Attention pull request) charges a
+  // full-rank forget gate, the only one its layer has.
   const bool as_bridge = !is_exact(convention);
   const Int128 output_gate = k.output_gate_rank && !as_bridge ? *k.output_gate_rank * (h + p) : h * p;
-  const Int128 forget_gate_rank = as_bridge ? k.head_dim : k.forget_gate_rank;
-  const Int128 projections = 4 * h * p + h * nh + forget_gate_rank * (h + p) + output_gate;
+  const Int128 forget_gate =
+      k.forget_gate_rank ? (as_bridge ? Int128{k.head_dim} : Int128{*k.forget_gate_rank}) * (h + p) : h * p;
+  const Int128 projections = 4 * h * p + h * nh + forget_gate + output_gate;
   const Int128 conv = Int128{k.conv_kernel_dim} * 3 * p;
   const Int128 recurrent_delta_rule = is_executed(convention) ? 0 : kimi_delta_rule_fmas(k);
   terms.push_back(trained_gemm(Component::kKimiDeltaAttention, kTokens, projections + conv + recurrent_delta_rule));

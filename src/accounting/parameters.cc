@@ -230,8 +230,8 @@ void add_mixer(Parts& p, const GatedDeltaProduct& g, const Context& c) {
 void add_mixer(Parts& p, const KimiDeltaAttention& k, const Context& c) {
   const Int128 h = c.h, p_width = Int128{k.num_heads} * k.head_dim;
   const Int128 output_gate = k.output_gate_rank ? *k.output_gate_rank * (h + p_width) : h * p_width;
-  p.weight(Component::kKimiDeltaAttention, 4 * h * p_width + h * k.num_heads +
-                                               Int128{k.forget_gate_rank} * (h + p_width) + output_gate +
+  const Int128 forget_gate = k.forget_gate_rank ? *k.forget_gate_rank * (h + p_width) : h * p_width;
+  p.weight(Component::kKimiDeltaAttention, 4 * h * p_width + h * k.num_heads + forget_gate + output_gate +
                                                Int128{k.conv_kernel_dim} * 3 * p_width);
   // A per head and the forget gate's bias per channel; the gated output norm, shared by the heads.
   p.add(ParameterKind::kPerHeadScalar, k.num_heads + p_width);

@@ -158,6 +158,11 @@ TEST(ParametersTest, EveryLayerTypeCountsItsWeights) {
         {}},
        8192 + 256 + 768 + 1536 + 384,
        8192 + 256 + 768 + 1536 + 384},
+      // Megatron-LM's layer: a full-rank forget gate, 64 x 32
+      {"kda full-rank gates",
+       {KimiDeltaAttention{.num_heads = 4, .head_dim = 8, .conv_kernel_dim = 4}, {}},
+       8192 + 256 + 2048 + 2048 + 384,
+       8192 + 256 + 2048 + 2048 + 384},
       {"swiglu mlp", {{}, DenseMlp{.ffn_hidden_size = 96, .gated = true}}, 3 * 64 * 96, 3 * 64 * 96},
       {"mlp", {{}, DenseMlp{.ffn_hidden_size = 96}}, 2 * 64 * 96, 2 * 64 * 96},
       // experts 8 (2 active) x 3 x 64 x 32, shared 3 x 64 x 48, router 64 x 8

@@ -460,6 +460,41 @@ Result<GatedDeltaNet> gated_delta_net(const MegatronArgs& a, bool hybrid_default
   return gdn;
 }
 
+// Megatron-LM's Kimi Delta Attention (its pull request's `K` layers and
+// experimental_attention_variant "kda"): the linear_* sizes, read as for the
+// gated delta net but with 16 value heads by default on the hybrid path; q,
+// k, v and both gates projected directly (full rank). Its layer, and its
+// function, take as many value heads as key heads, each as wide.
+Result<KimiDeltaAttention> megatron_kimi_delta_attention(const MegatronArgs& a, bool hybrid_defaults) {
+  const auto dim = [&](std::string_view name, const std::optional<std::int64_t>& value,
+                       std::int64_t hybrid_default) -> Result<std::int64_t> {
+    if (!value && hybrid_defaults) return hybrid_default;
+    return required(name, value, "for Kimi Delta Attention layers");
+  };
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t key_head_dim, dim("linear_key_head_dim", a.linear_key_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t value_head_dim,
+                              dim("linear_value_head_dim", a.linear_value_head_dim, 128));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t key_heads, dim("linear_num_key_heads", a.linear_num_key_heads, 16));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::int64_t value_heads,
+                              dim("linear_num_value_heads", a.linear_num_value_heads, 16));
+  constexpr std::string_view kEqualLayout =
+      ": Kimi Delta Attention needs as many value heads as key heads, each as wide (Megatron-LM's "
+      "KimiDeltaAttention and its FLOPs function refuse other layouts)";
+  if (value_heads != key_heads) {
+    return Error("linear_num_value_heads = " + std::to_string(value_heads) + ", linear_num_key_heads = " +
+                 std::to_string(key_heads) + std::string(kEqualLayout));
+  }
+  if (value_head_dim != key_head_dim) {
+    return Error("linear_value_head_dim = " + std::to_string(value_head_dim) + ", linear_key_head_dim = " +
+                 std::to_string(key_head_dim) + std::string(kEqualLayout));
+  }
+  KimiDeltaAttention kda;
+  kda.num_heads = key_heads;
+  kda.head_dim = key_head_dim;
+  TRAINFLOPS_ASSIGN_OR_RETURN(kda.conv_kernel_dim, dim("linear_conv_kernel_dim", a.linear_conv_kernel_dim, 4));
+  return kda;
+}
+
 // Megatron-Bridge's Kimi K3 fields: Kimi Delta Attention as its function
 // charges it, a full-rank output gate and a forget gate of rank head_dim.
 Result<KimiDeltaAttention> bridge_kimi_delta_attention(const MegatronArgs& a) {
@@ -547,6 +582,7 @@ bool is_attention_symbol(LayerSymbol symbol) {
       return true;
     case LayerSymbol::kMamba:
     case LayerSymbol::kGatedDeltaNet:
+    case LayerSymbol::kKimiDeltaAttention:
     case LayerSymbol::kMlp:
     case LayerSymbol::kMoe:
       return false;
@@ -617,6 +653,10 @@ Result<Layer> hybrid_layer(LayerSymbol symbol, std::int64_t number, const Megatr
     }
     case LayerSymbol::kGatedDeltaNet: {
       TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, gated_delta_net(a, /*hybrid_defaults=*/true, /*gdn2_counted=*/main));
+      break;
+    }
+    case LayerSymbol::kKimiDeltaAttention: {
+      TRAINFLOPS_ASSIGN_OR_RETURN(layer.mixer, megatron_kimi_delta_attention(a, /*hybrid_defaults=*/true));
       break;
     }
     case LayerSymbol::kMlp: {
@@ -744,12 +784,13 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   // Mixers: linear attention where linear_attention_freq marks a layer,
   // counted over decoder and MTP layers together.
   const std::string variant = a.experimental_attention_variant.value_or("");
-  const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net";
+  const bool kimi_linear = variant == "kda";
+  const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net" || kimi_linear;
   const bool sparse = variant == "dsa";
   const bool compressed = variant == "dsv4_hybrid";
   if (!variant.empty() && !linear && !sparse && !compressed) {
     return Error("experimental_attention_variant = \"" + variant +
-                 "\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or null");
+                 "\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, kda, or null");
   }
   std::vector<CompressedSparseAttention::Kind> compression;  // per layer, where compressed
   if (compressed) {
@@ -811,7 +852,11 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
       layer.mixer = kimi_attention;
     } else if (kinds[i] & kLinear) {
       if (!linear_attention) {
-        TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
+        if (kimi_linear) {
+          TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, megatron_kimi_delta_attention(a, false));
+        } else {
+          TRAINFLOPS_ASSIGN_OR_RETURN(linear_attention, gated_delta_net(a, false));
+        }
       }
       layer.mixer = linear_attention;
     } else if (compressed) {

@@ -64,8 +64,8 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {R"("multi_latent_attention": true, "group_query_attention": false)",
        "kv_lora_rank is missing: required for multi-latent attention"},
       {R"("experimental_attention_variant": "linear")",
-       "experimental_attention_variant = \"linear\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, or "
-       "null"},
+       "experimental_attention_variant = \"linear\": must be one of dsa, dsv4_hybrid, gdn, gdn2, gated_delta_net, kda, "
+       "or null"},
       {R"("experimental_attention_variant": "gdn")",
        "linear_attention_freq is missing: required when experimental_attention_variant is \"gdn\""},
       {R"("experimental_attention_variant": "gdn", "linear_attention_freq": 4)",
@@ -95,7 +95,7 @@ TEST(MegatronArgsTest, ErrorsNameTheFieldTheValueAndTheRule) {
       {kDsa + R"(, "dsa_indexer_skip_topk_offset": -2)", "dsa_indexer_skip_topk_offset = -2: must be >= 0"},
       {kDsa + R"(, "dsa_indexer_loss_coeff": "0.1")", "dsa_indexer_loss_coeff = \"0.1\": must be a number or null"},
       {R"("hybrid_layer_pattern": "M*-X")",
-       "hybrid_layer_pattern = \"M*-X\": 'X' at position 4 is not a layer symbol (M G * + D W C H - E, with | [ ] /)"},
+       "hybrid_layer_pattern = \"M*-X\": 'X' at position 4 is not a layer symbol (M G K * + D W C H - E, with | [ ] /)"},
       {R"("hybrid_layer_pattern": "M*-E")", "mamba_state_dim is missing: required for Mamba layers"},
       {R"("hybrid_layer_pattern": "**--/*-")",
        "mtp_num_layers = None: must equal the number of MTP depths in hybrid_layer_pattern (1, one per '/')"},

@@ -264,7 +264,7 @@ struct ConfigType<KimiDeltaAttention> {
     TRAINFLOPS_ASSIGN_OR_RETURN(k.num_heads, r.integer("num_heads"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.head_dim, r.integer("head_dim"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.conv_kernel_dim, r.integer("conv_kernel_dim"));
-    TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.integer("forget_gate_rank"));
+    TRAINFLOPS_ASSIGN_OR_RETURN(k.forget_gate_rank, r.optional_integer("forget_gate_rank"));
     TRAINFLOPS_ASSIGN_OR_RETURN(k.output_gate_rank, r.optional_integer("output_gate_rank"));
     return read_delta_rule_chunk_size(r, k.chunk_size);
   }

@@ -103,11 +103,17 @@ TEST(NativeConfigTest, ReadsKimiDeltaAttentionAndTheMlaOutputGate) {
   ASSERT_TRUE(model.ok()) << model.error().message();
   EXPECT_EQ(*model.value().layers[0].mixer, Mixer(KimiDeltaAttention{4, 8, 4, 8, 16}));
   EXPECT_EQ(*model.value().layers[1].mixer, Mixer(MlaAttention{2, std::nullopt, 8, 4, 0, 4, true}));
-  const Result<Model> missing = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+  // Without ranks both gates are full rank (Megatron-LM's layer).
+  const Result<Model> full_rank = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
     "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4}},
     "layers": [{"mixer": "kda"}]})");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message(), "mixers.kda.forget_gate_rank is missing");
+  ASSERT_TRUE(full_rank.ok()) << full_rank.error().message();
+  EXPECT_EQ(*full_rank.value().layers[0].mixer, Mixer(KimiDeltaAttention{4, 8, 4, std::nullopt, std::nullopt}));
+  const Result<Model> zero_rank = parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,
+    "mixers": {"kda": {"type": "kda", "num_heads": 4, "head_dim": 8, "conv_kernel_dim": 4, "forget_gate_rank": 0}},
+    "layers": [{"mixer": "kda"}]})");
+  ASSERT_FALSE(zero_rank.ok());
+  EXPECT_EQ(zero_rank.error().message(), "layers[0].mixer.forget_gate_rank = 0: must be a positive integer");
   EXPECT_EQ(std::get<KimiDeltaAttention>(*model.value().layers[0].mixer).chunk_size, 64);
   const auto with_chunks = [](std::string_view chunk_size) {
     return parse_native_config(R"({"hidden_size": 64, "vocab_size": 100,

@@ -5,7 +5,7 @@
 namespace trainflops {
 namespace {
 
-constexpr std::string_view kLayerSymbols = "MG*+DWCH-E";
+constexpr std::string_view kLayerSymbols = "MGK*+DWCH-E";
 
 Error pattern_error(std::string_view pattern, const std::string& rule) {
   return Error("hybrid_layer_pattern = \"" + std::string(pattern) + "\": " + rule);
@@ -42,7 +42,7 @@ Result<HybridPattern> parse_hybrid_pattern(std::string_view pattern) {
       if (current == &parsed.main) ++parsed.main_stage_layers.back();
     } else {
       return pattern_error(pattern, "'" + std::string(1, c) + "'" + position +
-                                        " is not a layer symbol (M G * + D W C H - E, with | [ ] /)");
+                                        " is not a layer symbol (M G K * + D W C H - E, with | [ ] /)");
     }
   }
   if (bracket_depth != 0) return pattern_error(pattern, "a '[' is never closed");

@@ -62,7 +62,7 @@ TEST(HybridPatternTest, Errors) {
   };
   const std::vector<Case> cases = {
       {"M*x-",
-       "hybrid_layer_pattern = \"M*x-\": 'x' at position 3 is not a layer symbol (M G * + D W C H - E, with | [ ] /)"},
+       "hybrid_layer_pattern = \"M*x-\": 'x' at position 3 is not a layer symbol (M G K * + D W C H - E, with | [ ] /)"},
       {"", "hybrid_layer_pattern = \"\": the main pattern has no layers"},
       {"||", "hybrid_layer_pattern = \"||\": the main pattern has no layers"},
       {"/M", "hybrid_layer_pattern = \"/M\": the main pattern before '/' is empty"},
