@@ -22,10 +22,12 @@ class Case:
     recompute: str
     seed: int
     native_mixer: dict | None = None  # a mixer on the GQA of `args` (config.with_native_mixer)
+    attention_residuals: int | None = None  # AttnRes' block size, in place of the residual sum
 
     def config(self):
         """The reference model's config.Config."""
-        return with_native_mixer(config_from_args(self.args), self.native_mixer)
+        config = with_native_mixer(config_from_args(self.args), self.native_mixer)
+        return dataclasses.replace(config, attention_residuals=self.attention_residuals)
 
     def describe(self):
         return f"docs {','.join(map(str, self.docs))}, recompute {self.recompute}"
@@ -315,7 +317,36 @@ def _mhc_case(rng, index):
     return args, _documents(rng)
 
 
-# family -> (number of cases, builder(rng, index) -> (args, docs) or (args, docs, native_mixer))
+def _attnres_case(rng, index):
+    """Attention residuals (Kimi K3's) around GQA, or around KDA as in
+    Kimi K3, dense MLP or MoE, with and without MTP (a plain residual):
+    blocks of one layer, of several (the last one partial or full), and one
+    block of more layers than the model has."""
+    kind = index % 4
+    if kind == 0:
+        block_size, layers = 1, rng.randint(2, 7)
+    elif kind == 3:
+        layers = rng.randint(2, 6)
+        block_size = layers + rng.randint(1, 2)
+    else:
+        block_size = rng.randint(2, 3)
+        layers = block_size * rng.randint(1, 2) + (rng.randint(1, block_size - 1) if kind == 1 else 0)
+    args = _base(rng, layers=layers)
+    _gqa(rng, args, gate=rng.random() < 0.5)
+    if index % 3 == 2:
+        _moe(rng, args, shared=rng.random() < 0.5, latent=False)
+    if index == 0:
+        args["mtp_num_layers"] = 1
+    kda = None
+    if index % 3 == 1:
+        head_dim = rng.choice([4, 8])
+        kda = {"type": "kda", "num_heads": rng.choice([1, 2]), "head_dim": head_dim, "conv_kernel_dim": 4,
+               "forget_gate_rank": head_dim, "output_gate_rank": head_dim, "chunk_size": rng.choice([4, 8, 16])}
+    return args, _documents(rng), kda, block_size
+
+
+# family -> (number of cases, builder(rng, index) -> (args, docs), (args, docs, native_mixer)
+# or (args, docs, native_mixer, attention residuals' block size))
 FAMILIES = {
     "gqa": (8, _gqa_case),
     "mla": (6, _mla_case),
@@ -331,6 +362,7 @@ FAMILIES = {
     "gdn": (6, _gdn_case),
     "csa2": (6, _csa2_case),
     "mhc": (6, _mhc_case),
+    "attnres": (8, _attnres_case),
 }
 
 
@@ -341,7 +373,7 @@ def generate(seed):
         for index in range(count):
             name = f"{family}-{index + 1}"
             rng = random.Random(f"{seed}/{name}")
-            args, docs, *native_mixer = build(rng, index)
+            args, docs, *native = build(rng, index)
             recompute = RECOMPUTE[(index + index // 3) % 3]  # not in step with index % 2 or % 3
-            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31), *native_mixer))
+            cases.append(Case(name, args, docs, recompute, rng.randrange(2**31), *native))
     return cases

@@ -5,7 +5,7 @@ import collections
 # trainflops' breakdown order (docs/output.md), then anything else.
 COMPONENT_ORDER = ["attention_projections", "core_attention", "dsa_core_attention", "indexer_projections",
                    "indexer_scoring", "indexer_teacher", "kpool_gate", "kpool_pooling", "mlp", "moe_router", "moe_routed",
-                   "moe_shared", "hyper_connections", "mtp", "logits"]
+                   "moe_shared", "hyper_connections", "attention_residuals", "mtp", "logits"]
 
 
 def _by_component(flops):

@@ -8,7 +8,8 @@ Attention and DeepSeek-V4.1's CSA2 have no Megatron-LM arguments: a case
 puts one of them on every layer of its GQA arguments (`with_native_mixer`;
 the sparse attentions keep the GQA's heads, KDA and CSA2 replace the
 attention, CSA2 with one config per layer), and the model then goes to
-trainflops as a native config (`native_config`).
+trainflops as a native config (`native_config`). So does a model with
+attention residuals (Kimi K3's), which have no Megatron-LM arguments either.
 """
 
 import dataclasses
@@ -185,6 +186,7 @@ class Config:
     mtp_depths: int
     native_mixer: BlockSparse | Qsa | Kda | Gdn | Csa2Stack | None = None  # on the GQA: every layer, MTP included
     residual_streams: int | None = None  # mHC's streams; None: one plain residual stream
+    attention_residuals: int | None = None  # AttnRes' block size; None: a plain residual sum
 
 
 def _get(args, name, default=None):
@@ -305,6 +307,8 @@ def native_config(config):
         "layers": [{"mixer": layer_mixer, "channel_mixer": name[m]}
                    for layer_mixer, m in zip(layer_mixers, config.channel_mixers)],
     }
+    if config.attention_residuals:
+        native["attention_residuals"] = {"block_size": config.attention_residuals}
     if config.mtp_depths:
         native["mtp"] = {"depths": config.mtp_depths,
                          "layers": [{"mixer": mtp_mixer, "channel_mixer": name[config.mtp_channel_mixer]}]}

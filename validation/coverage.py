@@ -21,9 +21,12 @@ REQUIRED = frozenset(
      "csa2 reader reusing the selection", "csa2 candidate source and consumer",
      "csa2 consumer top-k above its fewest candidates", "csa2 top-k below a document",
      "csa2 top-k at or above every document", "csa2 in mtp",
-     "mhc", "mhc in mtp", "mhc with moe"]
+     "mhc", "mhc in mtp", "mhc with moe",
+     "attnres blocks of 1 layer", "attnres blocks of several layers, the last partial",
+     "attnres blocks of several layers, the last full", "attnres one block of more layers than the model",
+     "attnres around kda", "attnres with moe", "attnres in mtp", "attnres packed documents"]
     + [f"recompute {r}" for r in RECOMPUTE]
-    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "gdn", "csa2") for r in RECOMPUTE]
+    + [f"{kind}, recompute {r}" for kind in ("qsa", "kda", "gdn", "csa2", "attnres") for r in RECOMPUTE]
     + [f"dsa {mode}, recompute {r}" for mode in GRAD_MODES for r in RECOMPUTE]
     + [f"kpool p={p}, {tail}" for p in (2, 4, 8) for tail in ("tail", "no tail")]
 )
@@ -102,6 +105,8 @@ def features(case):
             found.add("mhc in mtp")
         if any(isinstance(mixer, Moe) for mixer in mixers):
             found.add("mhc with moe")
+    if config.attention_residuals:
+        found |= _attention_residual_features(config, case, mixers)
     if len(case.docs) > 1:
         found.add("packed documents")
     if 1 in case.docs:
@@ -122,6 +127,26 @@ def _delta_rule_features(name, chunk_size, case, config):
         found.add(f"{name} with moe")
     if config.mtp_depths:
         found.add(f"{name} in mtp")
+    return found
+
+
+def _attention_residual_features(config, case, mixers):
+    found = {f"attnres, recompute {case.recompute}"}
+    block_size, layers = config.attention_residuals, len(config.channel_mixers)
+    if block_size == 1:
+        found.add("attnres blocks of 1 layer")
+    elif block_size > layers:
+        found.add("attnres one block of more layers than the model")
+    else:
+        found.add("attnres blocks of several layers, the last " + ("partial" if layers % block_size else "full"))
+    if isinstance(config.native_mixer, Kda):
+        found.add("attnres around kda")
+    if any(isinstance(mixer, Moe) for mixer in mixers):
+        found.add("attnres with moe")
+    if config.mtp_depths:
+        found.add("attnres in mtp")
+    if len(case.docs) > 1:
+        found.add("attnres packed documents")
     return found
 
 

@@ -8,7 +8,10 @@ requires grad (the embedding trains), so the first layer's projections
 compute data gradients too.
 
 The attention sublayer is GQA, MLA or DSA from the arguments, or the case's
-native mixer (block-sparse, QSA, Kimi Delta Attention, CSA2).
+native mixer (block-sparse, QSA, Kimi Delta Attention, CSA2). With attention
+residuals the decoder layers read softmaxes over their sources in place of
+the residual sum, and one more read feeds the output layer
+(validation/attention_residuals.py).
 
 Recompute, with torch.utils.checkpoint: `selective` checkpoints each core
 attention, `full` each decoder and MTP transformer layer; the checkpointed
@@ -22,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-from validation import hyper_connections
+from validation import attention_residuals, hyper_connections
 from validation.attention import (absorbed_mla_attention, attention_parameters, block_sparse_key_rows,
                                   block_sparse_parameters, gqa_attention, mla_attention, selected_keys_attention)
 from validation.compressed_block_sparse import qsa_key_rows, qsa_parameters
@@ -46,8 +49,9 @@ class Shared(typing.NamedTuple):
     entries: torch.Tensor | None
 
 
-def layer_parameters(config, channel_mixer_config, parameters, csa2=None):
-    """One layer's parameters; `csa2`: its CSA2 layer config, with a Csa2Stack."""
+def layer_parameters(config, channel_mixer_config, parameters, csa2=None, reads=False):
+    """One layer's parameters; `csa2`: its CSA2 layer config, with a Csa2Stack;
+    `reads`: whether it reads attention residuals (a decoder layer of a model with them)."""
     h, native = config.hidden_size, config.native_mixer
     indexer = None
     if config.indexer is not None:
@@ -66,6 +70,7 @@ def layer_parameters(config, channel_mixer_config, parameters, csa2=None):
         channel_mixer=channel_mixer_parameters(channel_mixer_config, h, parameters),
         csa2=csa2,
         hc=[hyper_connections.sublayer_parameters(streams, h, parameters) for _ in range(2)] if streams else None,
+        reads=attention_residuals.layer_parameters(h, parameters) if reads else None,
     )
 
 
@@ -75,7 +80,7 @@ def model_parameters(config, parameters):
     csa2_layers = stack.layers if stack else [None] * len(config.channel_mixers)
     return types.SimpleNamespace(
         embedding=parameters.tensor(config.vocab_size, h),
-        decoder=[layer_parameters(config, mixer, parameters, csa2)
+        decoder=[layer_parameters(config, mixer, parameters, csa2, reads=bool(config.attention_residuals))
                  for mixer, csa2 in zip(config.channel_mixers, csa2_layers)],
         mtp=[types.SimpleNamespace(projection=parameters.weight(h, 2 * h),
                                    layer=layer_parameters(config, config.mtp_channel_mixer, parameters,
@@ -85,6 +90,8 @@ def model_parameters(config, parameters):
         # The final read of each head: the decoder's and every MTP depth's.
         heads=[hyper_connections.head_parameters(config.residual_streams, h, parameters)
                for _ in range(config.mtp_depths + 1)] if config.residual_streams else None,
+        # Attention residuals' read before the final norm (the MTP depths keep a plain residual).
+        output_read=attention_residuals.read_parameters(h, parameters) if config.attention_residuals else None,
     )
 
 
@@ -102,13 +109,15 @@ class Runner:
     def core(self, function):
         return self.checkpointed(function) if self.recompute == "selective" else function
 
-    def layer(self, channel_mixer_config, p, x, shared, runs_indexer):
+    def layer(self, channel_mixer_config, p, x, shared, runs_indexer, index=0, sealed=None):
         """One transformer layer. `shared`: what the layers before it left
         (a Shared, or None). Returns its output and the Shared the next
         layers see. With hyper-connections `x` and the output are the
-        residual streams."""
+        residual streams; with attention residuals (`p.reads`) `x` is the
+        running sum of decoder layer `index` (from 0), `sealed` the sealed
+        sources, and the sealed sources it leaves come third."""
 
-        def forward(x, shared_selection, entries):
+        def forward(x, sealed, shared_selection, entries):
             tags = self.tags
             selection, written = shared_selection, None
 
@@ -120,18 +129,21 @@ class Runner:
             def mix_channels(layer_input):
                 return channel_mixer(channel_mixer_config, p.channel_mixer, rms_norm(layer_input), tags)
 
-            if p.hc is None:
+            if p.reads is not None:
+                x, sealed = attention_residuals.layer(p.reads, index, self.config.attention_residuals, x, sealed,
+                                                      attend, mix_channels, tags)
+            elif p.hc is None:
                 x = x + attend(x)
                 x = x + mix_channels(x)
             else:
                 x = hyper_connections.sublayer(p.hc[0], x, attend, tags)
                 x = hyper_connections.sublayer(p.hc[1], x, mix_channels, tags)
-            return x, selection, written
+            return x, sealed, selection, written
 
         shared = shared or Shared(None, None)
         run = self.checkpointed(forward) if self.recompute == "full" else forward
-        x, selection, written = run(x, shared.selection, shared.entries)
-        return x, Shared(selection, shared.entries if written is None else written)
+        x, sealed, selection, written = run(x, sealed, shared.selection, shared.entries)
+        return x, Shared(selection, shared.entries if written is None else written), sealed
 
     def attention(self, p, attention_input, shared_selection, entries, runs_indexer):
         """The attention sublayer: its output, the selection the next layers
@@ -198,11 +210,17 @@ def train_step(config, batch, recompute, seed, tags):
         x = F.embedding(tokens, p.embedding)
         if streams:
             x = hyper_connections.expand(x, streams)
+        sealed = None
+        if config.attention_residuals:
+            x, sealed = attention_residuals.start(x)
         shared = None
         for number, layer in enumerate(p.decoder, start=1):
             with tags.scope(layer=f"decoder.{number}"):
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(number)
-                x, shared = runner.layer(config.channel_mixers[number - 1], layer, x, shared, runs_indexer)
+                x, shared, sealed = runner.layer(config.channel_mixers[number - 1], layer, x, shared, runs_indexer,
+                                                 number - 1, sealed)
+        if config.attention_residuals:
+            x = attention_residuals.read(p.output_read, x, sealed, tags)
         x = read_head(x, 0)
         losses.append(logits_loss(x, 1))
         for depth, mtp in enumerate(p.mtp, start=1):
@@ -214,7 +232,7 @@ def train_step(config, batch, recompute, seed, tags):
             with tags.scope(layer=f"mtp{depth}.1"):
                 # Each MTP depth numbers its layers from 1 again (docs/accounting.md, 7.2).
                 runs_indexer = config.indexer is not None and config.indexer.runs_at(1)
-                x, _ = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
+                x, _, _ = runner.layer(config.mtp_channel_mixer, mtp.layer, x, None, runs_indexer)
             x = read_head(x, depth)
             losses.append(logits_loss(x, depth + 1))
         sum(losses).backward()

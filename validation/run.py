@@ -80,7 +80,8 @@ def summary(case):
             mixers.append("swiglu" if mixer.gated else "mlp")
     mtp = f", mtp {config.mtp_depths}" if config.mtp_depths else ""
     layers = len(config.channel_mixers)
-    return (f"{attention} + {'/'.join(mixers)}, {layers} layer{'s' if layers > 1 else ''}{mtp}, "
+    residuals = f", attnres blocks of {config.attention_residuals}" if config.attention_residuals else ""
+    return (f"{attention} + {'/'.join(mixers)}, {layers} layer{'s' if layers > 1 else ''}{mtp}{residuals}, "
             f"h={config.hidden_size}; {case.describe()}")
 
 

@@ -6,8 +6,10 @@ import collections
 import torch
 import torch.nn.functional as F
 
+from validation import attention_residuals
 from validation.compare import differences
 from validation.counting import CountingError, Tags, counting
+from validation.tensors import Parameters, rms_norm
 
 
 def _counted(function):
@@ -89,9 +91,27 @@ def difference_is_reported():
         raise AssertionError("equal totals with a different breakdown were reported as equal")
 
 
+def attention_residual_read_is_the_release_read():
+    """The read's batched products compute the release's read: scores as
+    elementwise products of the normalized sources with the norm's and the
+    projection's weights, summed over h; the sources summed with the softmax."""
+    tokens, h = 5, 8
+    p = attention_residuals.read_parameters(h, Parameters(0))
+    for sealed_count in range(4):
+        sealed, running_sum = torch.randn(tokens, sealed_count, h), torch.randn(tokens, h)
+        sources = torch.cat([sealed, running_sum.unsqueeze(1)], dim=1)
+        weights = ((rms_norm(sources) * p.norm * p.projection[0]).sum(-1)).softmax(-1)
+        expected = (weights.unsqueeze(2) * sources).sum(1)
+        read = attention_residuals.read(p, running_sum, sealed, Tags())
+        if not torch.allclose(read, expected, atol=1e-6):
+            raise AssertionError(f"{sealed_count} sealed sources: the read differs by "
+                                 f"{(read - expected).abs().max().item()}")
+
+
 CHECKS = {
     "counter: known products": known_products,
     "counter: an unknown op fails": unknown_op_fails,
     "counter: an untagged product fails": untagged_product_fails,
     "compare: a difference is reported": difference_is_reported,
+    "attention residuals: the batched read is the release's": attention_residual_read_is_the_release_read,
 }

@@ -15,13 +15,13 @@ class CliError(RuntimeError):
 
 def executed_count(cli, case):
     """Runs `trainflops count --mode executed` on the case (its Megatron-LM
-    arguments, or with a native mixer its native config); returns its JSON report."""
-    model = case.args
-    if case.native_mixer is not None:
-        model = native_config(case.config())
+    arguments, or with a native mixer or attention residuals its native
+    config); returns its JSON report."""
+    native = case.native_mixer is not None or case.attention_residuals is not None
+    model = native_config(case.config()) if native else case.args
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix=f"{case.name}-", delete=False) as args_file:
         json.dump(model, args_file)
-    source = "--config" if case.native_mixer is not None else "--args"
+    source = "--config" if native else "--args"
     command = [cli, "count", source, args_file.name, "--docs", ",".join(map(str, case.docs)),
                "--mode", "executed", "--recompute", case.recompute, "--format", "json"]
     try:

@@ -1,5 +1,10 @@
 #include "base/json_text.h"
 
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <vector>
+
 namespace trainflops {
 
 Status check_json_depth(std::string_view text, JsonComments comments) {
@@ -59,6 +64,67 @@ Error json_number_error(const nlohmann::json::out_of_range& error) {
   if (!number.empty() && number.back() == '\'') number.pop_back();
   if (number.size() > kShown) number = number.substr(0, kShown) + "...";
   return Error("not valid JSON: the number " + number + " does not fit in a double");
+}
+
+Result<nlohmann::json> parse_python_json(std::string_view text) {
+  // Each non-finite constant becomes a number of its length (so that lines
+  // and columns stay those of the text), and the parser's callback, which
+  // sees every number in the order of the text, puts the constant back.
+  struct Constant {
+    std::string_view word, stand_in;
+    double value;
+  };
+  static constexpr Constant kConstants[] = {
+      {"NaN", "0E0", std::numeric_limits<double>::quiet_NaN()},
+      {"Infinity", "0.0E-000", std::numeric_limits<double>::infinity()},
+      {"-Infinity", "-0.0E-000", -std::numeric_limits<double>::infinity()}};
+  std::string rewritten(text);
+  std::vector<std::optional<double>> numbers;  // each number of the text: the constant it stands for, if any
+  bool replaced = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) i += text[i] == '\\';
+      continue;
+    }
+    const Constant* constant = nullptr;
+    for (const Constant& c : kConstants) constant = text.substr(i, c.word.size()) == c.word ? &c : constant;
+    if (constant) {
+      rewritten.replace(i, constant->word.size(), constant->stand_in);
+      numbers.emplace_back(constant->value);
+      replaced = true;
+      i += constant->word.size() - 1;
+    } else if (text[i] == '-' || (text[i] >= '0' && text[i] <= '9')) {
+      numbers.emplace_back();
+      while (i + 1 < text.size() && std::string_view("0123456789+-.eE").find(text[i + 1]) != std::string_view::npos) ++i;
+    }
+  }
+  if (!replaced) return parse_json<nlohmann::json>(text, JsonComments::kRejected);
+  TRAINFLOPS_RETURN_IF_ERROR(check_json_depth(rewritten, JsonComments::kRejected));
+  std::size_t next_number = 0;
+  const auto restore = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& value) {
+    if (event == nlohmann::json::parse_event_t::value && value.is_number() && next_number < numbers.size()) {
+      if (numbers[next_number]) value = *numbers[next_number];
+      ++next_number;
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(rewritten, restore);
+  } catch (const nlohmann::json::parse_error& error) {
+    // The message may quote the text it last read: the constants, not their stand-ins.
+    std::string message = json_syntax_error(error).message();
+    const std::size_t quoted = std::min(message.find("last read: '"), message.size());
+    for (const Constant& c : kConstants) {
+      for (std::size_t at = message.find(c.stand_in, quoted); at != std::string::npos;
+           at = message.find(c.stand_in, at)) {
+        message.replace(at, c.stand_in.size(), c.word);
+        at += c.word.size();
+      }
+    }
+    return Error(message);
+  } catch (const nlohmann::json::out_of_range& error) {
+    return json_number_error(error);
+  }
 }
 
 }  // namespace trainflops

@@ -37,6 +37,14 @@ Result<Json> parse_json(std::string_view text, JsonComments comments) {
   }
 }
 
+// JSON as Python's json module writes it: also the constants NaN, Infinity
+// and -Infinity, which json.dump writes for floats that are not finite (as in
+// a Hugging Face config.json: Nemotron-H's "time_step_limit": [0.0, Infinity]),
+// read as those doubles. Comments are rejected; errors as parse_json's, where
+// a constant is a number ("{Infinity: 1}": "... unexpected number literal;
+// expected string literal").
+Result<nlohmann::json> parse_python_json(std::string_view text);
+
 }  // namespace trainflops
 
 #endif  // TRAINFLOPS_SRC_BASE_JSON_TEXT_H_

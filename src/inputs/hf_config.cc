@@ -227,7 +227,7 @@ Result<HfImport> import_config(const json& config, UnknownFields unknown_fields)
 }  // namespace hf
 
 Result<HfImport> import_hf_config(std::string_view json_text, UnknownFields unknown_fields) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const hf::json config, parse_json<hf::json>(json_text, JsonComments::kRejected));
+  TRAINFLOPS_ASSIGN_OR_RETURN(const hf::json config, parse_python_json(json_text));
   return hf::import_config(config, unknown_fields);
 }
 

@@ -1,5 +1,6 @@
 #include "inputs/hf_config_reader.h"
 
+#include <cmath>
 #include <limits>
 
 #include "base/edit_distance.h"
@@ -7,7 +8,28 @@
 
 namespace trainflops::hf {
 
-std::string shown(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string shown(const json& value) {
+  // nlohmann writes a number that is not finite as null; Python's json module
+  // (which wrote the config) as NaN, Infinity or -Infinity.
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    const double number = value.get<double>();
+    return std::isnan(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity";
+  }
+  const auto text = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  if (value.is_array()) {
+    std::string list = "[";
+    for (const json& entry : value) list += (list.size() > 1 ? "," : "") + shown(entry);
+    return list + "]";
+  }
+  if (value.is_object()) {
+    std::string object = "{";
+    for (const auto& [key, entry] : value.items()) {
+      object += (object.size() > 1 ? "," : "") + text(json(key)) + ":" + shown(entry);
+    }
+    return object + "}";
+  }
+  return text(value);
+}
 
 namespace {
 

@@ -902,6 +902,36 @@ TEST(HfConfigTest, ReleaseConfigsImportUnedited) {
   EXPECT_GE(configs, 6u);
 }
 
+// Python's json module writes floats that are not finite as NaN, Infinity
+// and -Infinity (Nemotron-H's time_step_limit): they are numbers, shown as
+// written, and never a size.
+TEST(HfConfigTest, PythonNonFiniteConstantsAreNumbers) {
+  const std::string llama = kLlama31_8B;
+  const std::string hidden = "\"hidden_size\": 4096";
+  const std::pair<std::string, std::string> cases[] = {
+      {"\"hidden_size\": Infinity", "hidden_size = Infinity: must be a positive integer"},
+      {"\"hidden_size\": -Infinity", "hidden_size = -Infinity: must be a positive integer"},
+      {"\"hidden_size\": NaN", "hidden_size = NaN: must be a positive integer"},
+  };
+  ASSERT_NE(llama.find(hidden), std::string::npos);
+  for (const auto& [field, message] : cases) {
+    SCOPED_TRACE(field);
+    std::string config = llama;
+    config.replace(config.find(hidden), hidden.size(), field);
+    const Result<HfImport> imported = import_hf_config(config);
+    ASSERT_FALSE(imported.ok());
+    EXPECT_EQ(imported.error().message(), message);
+  }
+  std::string limits = llama;
+  limits.insert(1, R"("new_limits": [0.0, Infinity, {"low": -Infinity, "mid": NaN}], )");
+  const Result<HfImport> warned = import_hf_config(limits);
+  ASSERT_TRUE(warned.ok()) << warned.error().message();
+  EXPECT_EQ(warned.value().unknown,
+            std::vector<std::string>{"new_limits = [0.0,Infinity,{\"low\":-Infinity,\"mid\":NaN}]: not a field "
+                                     "trainflops knows for model_type \"llama\", so it cannot tell whether it "
+                                     "changes FLOPs (docs/hf-import.md lists the known fields)"});
+}
+
 // A field trainflops does not know: a warning by default (the import goes on,
 // naming it), an error when strict; a missing field suggests a misspelt one;
 // a stated qk_head_dim must be the sum of its parts.

@@ -217,7 +217,9 @@ Result<Model> import_nemotron_h(Fields& config, Notes&) {
   }
   builder.ignore_unused();
   // Settings of numerics, kernels and routing; `expand` and `conv_kernel` do
-  // not enter the count (Megatron-LM's Mamba formula has no convolution term).
+  // not enter the count (Megatron-LM's Mamba formula has no convolution term),
+  // and `time_step_rank`, Mamba-1's, no Mamba-2 shape (its time steps are one
+  // per head, out of the input projection).
   config.ignore({"expand",
                  "conv_kernel",
                  "chunk_size",
@@ -230,6 +232,7 @@ Result<Model> import_nemotron_h(Fields& config, Notes&) {
                  "time_step_max",
                  "time_step_limit",
                  "time_step_floor",
+                 "time_step_rank",
                  "residual_in_fp32",
                  "rescale_prenorm_residual",
                  "num_logits_to_keep",

@@ -131,39 +131,6 @@ TEST(PresetFilesTest, HuggingFaceConfigPresetIsTheImportedRelease) {
   EXPECT_NE(refused.error().message().find("mystery_width"), std::string::npos) << refused.error().message();
 }
 
-// DeepSeek-V4-Flash and -Pro are presets by their release config.json
-// (tests/data/hf): each preset holds the file's keys and values in its order,
-// and builds the model --hf builds from the file.
-TEST(PresetFilesTest, DeepSeekV4PresetsAreTheirReleaseConfigs) {
-  const std::pair<std::string, std::string> cases[] = {{"deepseek-v4-flash", "hf/deepseek-v4-flash.json"},
-                                                       {"deepseek-v4-pro", "hf/deepseek-v4-pro.json"}};
-  for (const auto& [name, file] : cases) {
-    SCOPED_TRACE(name);
-    const std::string release = test_file(file);
-    bool found = false;
-    for (std::string_view text : preset_files()) {
-      const nlohmann::ordered_json preset = nlohmann::ordered_json::parse(text);
-      if (preset["name"] != name) continue;
-      found = true;
-      EXPECT_EQ(preset["hf_config"], nlohmann::ordered_json::parse(release));
-    }
-    EXPECT_TRUE(found);
-    const Model from_preset = preset_model(find_preset(name).value()).value();
-    const Model from_file = import_hf_config(release, UnknownFields::kRejected).value().model;
-    EXPECT_EQ(from_preset.hidden_size, from_file.hidden_size);
-    EXPECT_EQ(from_preset.vocab_size, from_file.vocab_size);
-    EXPECT_EQ(from_preset.layers, from_file.layers);
-    EXPECT_EQ(from_preset.mtp_depths, from_file.mtp_depths);
-    EXPECT_EQ(from_preset.hyper_connections, from_file.hyper_connections);
-    EXPECT_EQ(from_preset.parameter_layout, from_file.parameter_layout);
-    const Workload workload = Bshd{1, 4096};
-    EXPECT_EQ(to_decimal(*count(from_preset, workload, Mode::kModel).value().total.exact),
-              to_decimal(*count(from_file, workload, Mode::kModel).value().total.exact));
-    EXPECT_EQ(to_decimal(count_parameters(from_preset).value().total().total),
-              to_decimal(count_parameters(from_file).value().total().total));
-  }
-}
-
 struct ZooCase {
   const char* name;
   // Model-mode FLOPs per token without core attention and indexer scoring,
@@ -199,6 +166,7 @@ const ZooCase kZoo[] = {
     {"qwen3-next-80b-a3b", "1.0061"},
     {"qwen3.5-27b", "1.0055"},
     {"qwen3.5-35b-a3b", "1.0118"},
+    {"qwen3.8-2.4t-a95b", "1.0020"},
 };
 
 ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }
@@ -260,7 +228,7 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
     }
     ++rows;
   }
-  EXPECT_EQ(rows, 17);
+  EXPECT_EQ(rows, 20);
 }
 
 // What the presets count in their layouts, at h = the model's: Llama-3.1-8B's
