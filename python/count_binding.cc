@@ -46,17 +46,36 @@ Report count(py::handle model_spec, py::handle preset, py::handle hf, py::handle
   std::optional<FlopsCounter> own;
   if (recompute != Recompute::kNone) own = value_or_throw(FlopsCounter::create(model->model, mode, recompute));
   const FlopsCounter& counter = own ? *own : model->counter(mode);
+  // Megatron mode lists what it leaves out, counted per distinct document length.
+  DocumentsByLength documents;
+  const auto add_documents = [&](auto offsets_span) {
+    if (mode != Mode::kMegatron) return;
+    for (std::size_t i = 1; i < offsets_span.size(); ++i) ++documents[offsets_span[i] - offsets_span[i - 1]];
+  };
   const auto counted = [&]() -> Result<Report> {
     if (workload) return counter.report(*workload);
     if (const std::optional<IntegerView> view = contiguous_integers(offsets)) {
-      return std::visit([&](auto values) { return counter.report_cu_seqlens(values); }, view->values);
+      return std::visit(
+          [&](auto values) {
+            Result<Report> report = counter.report_cu_seqlens(values);
+            if (report.ok()) add_documents(values);
+            return report;
+          },
+          view->values);
     }
     // Anything else (a list) is converted once: the only copy the count makes.
     const std::vector<std::int64_t> converted = int64_vector_from(offsets, "cu_seqlens");
-    return counter.report_cu_seqlens(std::span<const std::int64_t>(converted));
+    Result<Report> report = counter.report_cu_seqlens(std::span<const std::int64_t>(converted));
+    if (report.ok()) add_documents(std::span<const std::int64_t>(converted));
+    return report;
   };
   Report report = value_or_throw(counted());
   add_parameter_summary(model->parameter_totals(), report);
+  if (workload) {
+    throw_if_error(add_megatron_omissions(model->model, *workload, report));
+  } else {
+    throw_if_error(add_megatron_omissions(model->model, documents, report));
+  }
   return report;
 }
 
@@ -123,6 +142,24 @@ modes). str(report) is the table `trainflops count` prints.)")
           "breakdown", [](const Report& self) { return breakdown(self.components); },
           "{component: FLOPs}, non-zero components only, in a fixed order.")
       .def_readonly("layers", &Report::layers, "The per-layer breakdown, a list of Layer.")
+      .def_property_readonly(
+          "megatron_omissions",
+          [](const Report& self) {
+            py::list out;
+            for (const MegatronOmission& omission : self.megatron_omissions) {
+              py::dict row;
+              row["convention"] = std::string(convention_name(omission.kind));
+              row["title"] = std::string(convention_title(omission.kind));
+              row["choice"] = omission.choice;
+              row["flops"] = omission.flops ? py::object(to_python(*omission.flops)) : py::object(py::none());
+              out.append(row);
+            }
+            return out;
+          },
+          "Megatron mode: what it leaves out of the model, or charges otherwise, as Megatron-LM's function does; "
+          "each a dict {convention, title, choice, flops}: compare's convention, megatron mode's choice, and model "
+          "mode's count with that choice alone minus its own, an int (None when the batch gives only "
+          "total_real_tokens and seqlen_squared_sum). Empty in the exact modes.")
       .def(
           "render",
           [](const Report& self, py::handle format, py::handle layers) {

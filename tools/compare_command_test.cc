@@ -106,6 +106,62 @@ TEST(CompareCommandTest, EveryRowIsWhatTheFrameworksOwnFunctionReturned) {
             (std::set<std::string>{"maxtext", "megatron-bridge", "megatron-lm", "megatron-lm-dsa-fix", "nemo-rl"}));
 }
 
+// tests/data/compare/dsa_gqa_frameworks.json: what Megatron-LM's function
+// (main; dev, the DSA fix row) and Megatron-Bridge's returned, run from their
+// source, on the 8B example of Megatron-LM's DSA-over-GQA pull request; the
+// other frameworks have no DSA over grouped-query attention, and say why.
+TEST(CompareCommandTest, DsaOverGqaRowsAreWhatTheFrameworksOwnFunctionReturned) {
+  std::ifstream in(data("compare/dsa_gqa_frameworks.json"));
+  const nlohmann::json oracle = nlohmann::json::parse(in);
+  const std::string flags = data("../../examples/dsa-gqa-hybrid-8b.flags");
+  ASSERT_EQ(oracle["records"].size(), 6u);
+  for (const nlohmann::json& record : oracle["records"]) {
+    // --format json before the Megatron-LM flags.
+    const std::string command = "compare --format json --seq-length " +
+                                std::to_string(record["seq_length"].get<int>()) + " --global-batch-size " +
+                                std::to_string(record["sequences"].get<int>()) + " --megatron -- @" + flags;
+    SCOPED_TRACE(command + ": " + record["framework"].get<std::string>());
+    const CliRun result = run(command);
+    ASSERT_EQ(result.status, 0) << result.err;
+    const nlohmann::json c = nlohmann::json::parse(result.out);
+    const double theirs = std::stod(record["flops"].get<std::string>());  // C hex float
+    bool found = false;
+    for (const nlohmann::json& row : c["frameworks"]) {
+      if (row["name"] != record["framework"]) continue;
+      found = true;
+      ASSERT_FALSE(row["flops"].is_null()) << row["reason"];
+      EXPECT_EQ(row["flops"].get<double>(), theirs);
+      ASSERT_EQ(row["differences"].size(), 1u);
+      EXPECT_EQ(row["differences"][0]["convention"], "dsa_gqa");
+      EXPECT_EQ(row["differences"][0]["choice"], record["framework"] == "megatron-lm-dsa-fix"
+                                                     ? "dense GQA over causal pairs, no indexer"
+                                                     : "not counted");
+    }
+    EXPECT_TRUE(found);
+  }
+  const CliRun result = run("compare --format json --megatron -- @" + flags);
+  ASSERT_EQ(result.status, 0) << result.err;
+  const nlohmann::json c = nlohmann::json::parse(result.out);
+  const std::map<std::string, std::string> reasons = {
+      {"maxtext",
+       "MaxText counts DSA's indexer inside its MLA count only (the indexer's queries from q_lora_rank): it has no DSA "
+       "over grouped-query attention"},
+      {"torchtitan", "torchtitan has no DeepSeek Sparse Attention model"},
+      {"nemo-rl",
+       "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only; none has "
+       "DeepSeek Sparse Attention or its indexer"},
+      {"nemo-automodel",
+       "NeMo Automodel counts DSA only in its MLA formulas (deepseekv3_flops, mla_moe_flops: the indexer's queries "
+       "from q_lora_rank); no formula, and no Hugging Face config type, has DSA over grouped-query attention"},
+  };
+  for (const nlohmann::json& row : c["frameworks"]) {
+    const auto reason = reasons.find(row["name"].get<std::string>());
+    if (reason == reasons.end()) continue;
+    EXPECT_TRUE(row["flops"].is_null()) << row["name"];
+    EXPECT_EQ(row["reason"], reason->second);
+  }
+}
+
 // tests/data/compare/nemo_automodel.jsonl: what NeMo Automodel's own FLOPs
 // formulas returned on each preset's release config, run from its source by
 // validation/framework_functions.py. Where its formula leaves out part of the

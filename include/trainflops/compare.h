@@ -61,7 +61,8 @@ enum class ConventionKind {
   kDsaIndexer,           // DSA's lightning indexer
   kCompressedPairs,      // DeepSeek-V4 attention: the window, compressed and selected entries charged
   kCompressedIndexer,    // DeepSeek-V4's CSA indexer: its scoring entries and head weighting
-  kBlockSparse,          // block-sparse attention: its selected blocks and indexer, or dense GQA without the indexer
+  kBlockSparse,          // block-sparse attention and QSA: their selected blocks and indexer, or dense GQA without it
+  kDsaGqa,               // DSA over grouped-query attention: its top-k pairs and indexer, dense GQA, or nothing
   kLinearAttentionCore,  // a gated delta net's delta rule (its projections stay)
   kMambaWidth,           // a Mamba-2 layer's inner width: its heads times head width, or 2h
   kOutputGate,           // the attention output gate's projection
@@ -69,7 +70,8 @@ enum class ConventionKind {
   kAttentionWidth,       // grouped-query attention's widths: from its heads, or from h (query h, keys g h/n)
   kMlaOutputGate,        // the MLA output gate's projection (Kimi K3)
   kKdaGates,             // Kimi Delta Attention's output and forget gates: as described or as Kimi K3's
-  kDeltaRule,            // the gated delta net's and KDA's delta rule: recurrent (the model's) or chunked (as trained)
+  kDeltaRule,            // the delta rule of the gated delta net and product and of KDA: recurrent (the model's)
+                         // or chunked (as trained)
   kNorms,                // MLA's LoRA norms, MTP's and attention residuals' norms, charged as products
   kDenseLayersAsMoe,     // the dense-MLP layers of an MoE model charged as MoE layers
   kQuickGeglu,           // a gated MLP with Megatron-LM's quick-GeGLU activation: 2 or 3 h ffn
@@ -95,6 +97,7 @@ inline constexpr ConventionKind kAllConventionKinds[] = {
     ConventionKind::kCompressedPairs,
     ConventionKind::kCompressedIndexer,
     ConventionKind::kBlockSparse,
+    ConventionKind::kDsaGqa,
     ConventionKind::kLinearAttentionCore,
     ConventionKind::kMambaWidth,
     ConventionKind::kOutputGate,
@@ -153,9 +156,8 @@ struct Comparison {
 
 // Every framework's FLOPs for one training iteration of `sequences` sequences
 // of `seq_length` tokens (no packing: the frameworks' functions take one
-// length). The frameworks cannot express models with gated delta product,
-// block-sparse or DSA-over-GQA layers here (their reasons say so), nor each
-// the models its function has no formula for; trainflops' two modes always can. Errors: an invalid model, seq_length or
+// length). Each framework cannot express the models its function has no
+// formula for (its reason says so); trainflops' two modes always can. Errors: an invalid model, seq_length or
 // sequences < 1, a count that does not fit in 128 bits.
 Result<Comparison> compare_frameworks(const Model& model, std::int64_t seq_length, std::int64_t sequences);
 

@@ -9,7 +9,9 @@
 #ifndef TRAINFLOPS_COUNT_H_
 #define TRAINFLOPS_COUNT_H_
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -17,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainflops/compare.h"
 #include "trainflops/component.h"
 #include "trainflops/int128.h"
 #include "trainflops/mode.h"
@@ -74,6 +77,21 @@ struct ParameterSummary {
   Int128 six_n_d = 0;  // 6 x active x the workload's tokens, in FLOPs
 };
 
+// A feature of the model that megatron mode, as Megatron-LM's function (or
+// Megatron-Bridge's, for its Kimi fields) does, leaves out or charges
+// otherwise for want of a term of its own: compare's convention of that
+// name, megatron mode's choice for it, and what that choice alone changes in
+// model mode's count of the workload.
+struct MegatronOmission {
+  ConventionKind kind;
+  std::string choice;  // megatron mode's: "not counted", "dense GQA over causal pairs, no indexer", ...
+  // Model mode's count with this choice alone minus model mode's count, over
+  // the workload's documents (negative: the model-mode FLOPs of what is left
+  // out). Unset when the workload gives only T and S2, which model mode
+  // cannot count.
+  std::optional<Int128> flops;
+};
+
 // FLOPs of one training iteration (forward and backward) over the workload.
 // The components sum to the total, and so do the layers: exactly in the exact
 // modes; in megatron mode each is a double that sums to the total within
@@ -94,6 +112,9 @@ struct Report {
   // count() only, when the parameters can be counted (every MoE layer has
   // num_experts): what total / 6 N D shows attention and the indexer add.
   std::optional<ParameterSummary> parameters;
+  // Megatron mode, count() only: what it leaves out of the model, or charges
+  // otherwise, in kAllConventionKinds order; empty in the exact modes.
+  std::vector<MegatronOmission> megatron_omissions;
 };
 
 // Document lengths given a block at a time, in order: the function calls
@@ -161,8 +182,25 @@ class FlopsCounter {
 // were not (an MoE layer without num_experts) or when 6 N D passes 128 bits.
 void add_parameter_summary(const Result<ModelParameters>& parameters, Report& report);
 
+// Documents by length: how many of each length (packed documents read in
+// blocks, or a cu_seqlens array).
+using DocumentsByLength = std::map<std::int64_t, std::int64_t>;
+
+// In megatron mode, sets report.megatron_omissions for `model` over the
+// workload's documents (does nothing in the exact modes). The features are
+// those compare's Megatron-LM rows leave out or charge otherwise for want of
+// a term: the MTP projection (the hybrid function of Megatron-LM's main
+// branch), block-sparse attention and QSA (dense, without the indexer), DSA
+// over grouped-query attention, the attention output gate (hybrid path), the
+// head gate, the MLA output gate, hyper-connections, n-gram memory,
+// per-layer embeddings, attention residuals and zero-computation experts;
+// each is listed when its difference is not zero. Cost: a few counts of the
+// model per distinct document length. Errors: a count past 128 bits.
+Status add_megatron_omissions(const Model& model, const Workload& workload, Report& report);
+Status add_megatron_omissions(const Model& model, const DocumentsByLength& documents, Report& report);
+
 // One-shot convenience: FlopsCounter::create(model, mode, recompute).report(workload),
-// with Report::parameters.
+// with Report::parameters and Report::megatron_omissions.
 Result<Report> count(const Model& model, const Workload& workload, Mode mode, Recompute recompute = Recompute::kNone);
 // The same over packed documents given in blocks (FlopsCounter::report_length_blocks).
 Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Recompute recompute = Recompute::kNone);

@@ -174,8 +174,7 @@ Terms shared_compressed_attention_terms(const SharedCompressedAttention& attenti
 Terms block_sparse_attention_terms(const BlockSparseAttention& attention, std::int64_t hidden_size,
                                    Convention convention);
 
-// Linear attention (linear_attention_flops.cc); no convention changes the
-// gated delta product. The gated delta net, one trained term per token:
+// Linear attention (linear_attention_flops.cc). The gated delta net, one trained term per token:
 // h times its input projection (2 qk + 2 v + 2 nv; gdn2: 4 qk + 3 v, qk =
 // nk dk, v = nv dv), conv_kernel_dim (2 qk + v) for the short convolutions,
 // h v for the output, and the delta rule's gated_delta_rule_fmas (Megatron-LM's
@@ -192,7 +191,27 @@ Terms gated_delta_net_terms(const GatedDeltaNet& gdn, std::int64_t hidden_size, 
 Int128 gated_delta_rule_fmas(const GatedDeltaNet& gdn);
 // The chunked delta rule executed mode counts in its place, as its terms.
 Terms gated_chunked_delta_rule_terms(const GatedDeltaNet& gdn);
-Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size);
+// The gated delta product (d = inner_dim, n = num_householder, g =
+// num_groups state_dim), one trained term per token: h (d (1 + n) + g (1 + n)
+// + num_heads (1 + n)) for its input projection, 4 (d n + g (1 + n)) for the
+// short convolutions and h d for the output; model and megatron modes then
+// count Megatron-LM's recurrent (4 n + 3) d state_dim FLOPs per token,
+// trained. Executed mode counts instead the chunked form training runs
+// (gated_chunked_delta_product_terms).
+Terms gated_delta_product_terms(const GatedDeltaProduct& gdp, std::int64_t hidden_size, Convention convention);
+// flash-linear-attention's chunk_gated_delta_product, which interleaves the
+// n keys of each token into n L positions per document, chunked by
+// kGatedDeltaProductChunkSize (c) positions, each document's last chunk
+// partial; its backward is the chunked gated delta rule's over those
+// positions. With dk = state_dim, every head's key and query its group's,
+// forward only: (2 n + 1) dk d per token, 2 num_heads dk + d per
+// interleaved_chunk_squares(c, n), num_heads per
+// interleaved_chunk_substitutions(c, n), n (num_heads dk + d) per
+// chunk_squares(c) (the queries' chunks of c tokens); backward only (twice
+// the gated delta rule's forward over the positions): 3 n dk d per token,
+// 3 num_heads dk + 2 d per interleaved_chunk_squares(c, n), num_heads per
+// interleaved_chunk_substitutions(c, n).
+Terms gated_chunked_delta_product_terms(const GatedDeltaProduct& gdp);
 // Kimi Delta Attention, one trained term per token (P = num_heads head_dim):
 // 4 h P (q, k, v, output) + h num_heads (beta) + forget_gate_rank (h + P)
 // + the output gate's h P (output_gate_rank (h + P) when low rank)

@@ -192,7 +192,15 @@ struct Mamba2 {
   bool operator==(const Mamba2&) const = default;
 };
 
-// Gated delta product (symbol `M` under a gated-delta-product layer spec).
+// flash-linear-attention's chunk_gated_delta_product, which Megatron-LM's
+// gated delta product layers train with, chunks by a fixed 64 (it takes no
+// chunk size; the layer's own chunk_size argument does not reach it).
+inline constexpr std::int64_t kGatedDeltaProductChunkSize = 64;
+
+// Gated delta product (symbol `M` under a gated-delta-product layer spec):
+// num_heads states of state_dim x (inner_dim / num_heads), each head reading
+// the keys and queries of its group; num_householder keys, values and betas
+// per token, one query and one decay.
 struct GatedDeltaProduct {
   std::int64_t inner_dim = 0;
   std::int64_t num_heads = 0;

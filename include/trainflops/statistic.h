@@ -40,6 +40,9 @@ enum class StatisticKind {
                          // (token, token) pair of a chunk, the square products of a chunked delta rule
   kChunkSubstitutions,   // sum over the chunks of sum_{j<c} j^2 = (c-1) c (2c-1) / 6: inverting a chunk's
                          // unit triangular matrix by forward substitution, row j a j x j product
+  // Both chunk kinds with an interleave n > 1 chunk a sequence of n L
+  // positions, n per token, in chunks of c positions (the last of n L mod c):
+  // the gated delta product's n keys per token.
 };
 
 struct Statistic {
@@ -49,13 +52,14 @@ struct Statistic {
   bool tail = false;       // pooled attended pairs: the incomplete pool is attended too
   std::int64_t block = 0;  // B: candidate entries' block size (k is then the blocks K)
   std::int64_t blocks = 0;  // K: selected candidates' candidate blocks (k is their top-k)
+  std::int64_t interleave = 1;  // n: the chunk kinds' positions per token
   auto operator<=>(const Statistic&) const = default;
 };
 
 inline constexpr Statistic kTokens{StatisticKind::kTokens};
 inline constexpr Statistic kCausalPairs{StatisticKind::kCausalPairs};
 // Each statistic of its kind; document_count() needs its sizes >= 1, and the
-// pooled attended pairs' topk a multiple of pool.
+// pooled attended pairs' topk a multiple of pool, and the chunk kinds' interleave >= 1.
 Statistic topk_pairs(std::int64_t topk);
 Statistic pooled_attended_pairs(std::int64_t topk, std::int64_t pool, bool tail);
 Statistic complete_pool_pairs(std::int64_t pool);
@@ -70,6 +74,9 @@ Statistic candidate_entries(std::int64_t ratio, std::int64_t blocks, std::int64_
 Statistic selected_candidates(std::int64_t topk, std::int64_t ratio, std::int64_t blocks, std::int64_t block_size);
 Statistic chunk_squares(std::int64_t chunk);
 Statistic chunk_substitutions(std::int64_t chunk);
+// The same over n positions per token (interleave >= 1).
+Statistic interleaved_chunk_squares(std::int64_t chunk, std::int64_t interleave);
+Statistic interleaved_chunk_substitutions(std::int64_t chunk, std::int64_t interleave);
 
 // The exact count for one causal document of `length` >= 0 tokens, in closed
 // form; nullopt when it does not fit in 128 bits. Preconditions: topk >= 1,

@@ -96,6 +96,30 @@ def test_the_report_gives_the_parameters_beside_six_n_d():
             "routers, norms, biases)\n" in str(report))
 
 
+def test_megatron_mode_lists_what_megatron_lm_leaves_out():
+    # Kimi K3 at 1 x 4096: compare's Megatron-Bridge row (checked against
+    # Bridge's own function) leaves out its MLA output gate and attention
+    # residuals, these many model-mode FLOPs.
+    report = trainflops.count(preset="kimi-k3", batch_size=1, seq_length=4096)
+    assert report.megatron_omissions == [
+        {"convention": "mla_output_gate", "title": "MLA output gate", "choice": "not counted",
+         "flops": -51951924412416},
+        {"convention": "attention_residuals", "title": "attention residuals", "choice": "not counted",
+         "flops": -529539268608},
+    ]
+    assert json.loads(report.render("json"))["megatron_omissions"][0]["exact"] == "-51951924412416"
+    # Offsets counted in place list them too, per document; so do T and S2, without sizes.
+    offsets = np.array([0, 4096, 8192], dtype=np.int64)
+    packed = trainflops.count(preset="kimi-k3", cu_seqlens=offsets)
+    assert [o["flops"] for o in packed.megatron_omissions] == [-2 * 51951924412416, -2 * 529539268608]
+    aggregates = trainflops.count(preset="kimi-k3", total_real_tokens=8192, seqlen_squared_sum=2 * 4096**2)
+    assert [(o["convention"], o["flops"]) for o in aggregates.megatron_omissions] == [
+        ("mla_output_gate", None), ("attention_residuals", None)]
+    # The exact modes count every feature: nothing is listed.
+    assert trainflops.count(preset="kimi-k3", batch_size=1, seq_length=4096, mode="model").megatron_omissions == []
+    assert trainflops.count(LLAMA_ARGS, batch_size=1, seq_length=4096).megatron_omissions == []
+
+
 def test_workload_forms_agree():
     docs = [4096, 17, 1000, 3]
     offsets = np.cumsum([0] + docs)

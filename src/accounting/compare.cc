@@ -154,7 +154,8 @@ std::string megatron_path_unexpressed(const Model& model, std::string_view frame
   std::string other;
   any_layer(model, [&](const Layer& l) {
     if (l.mixer && !std::holds_alternative<GqaAttention>(*l.mixer) && !std::holds_alternative<Mamba2>(*l.mixer) &&
-        !std::holds_alternative<GatedDeltaProduct>(*l.mixer) && !std::holds_alternative<GatedDeltaNet>(*l.mixer)) {
+        !std::holds_alternative<GatedDeltaProduct>(*l.mixer) && !std::holds_alternative<GatedDeltaNet>(*l.mixer) &&
+        !std::holds_alternative<DsaGqaAttention>(*l.mixer)) {
       other = mixer_kind(*l.mixer);
     }
     return !other.empty();
@@ -259,6 +260,10 @@ bool has_latent_moe(const Model& model) {
 }
 
 std::string maxtext_cannot_express(const Model& model) {
+  if (has_mixer<DsaGqaAttention>(model)) {
+    return "MaxText counts DSA's indexer inside its MLA count only (the indexer's queries from q_lora_rank): it has no "
+           "DSA over grouped-query attention";
+  }
   if (has_kpool(model)) return "MaxText has no KPool";
   if (has_mixer<KimiDeltaAttention>(model)) return "MaxText has no Kimi Delta Attention";
   if (has_mixer<BlockSparseAttention>(model)) return "MaxText has no block-sparse attention (no MiniMax-M3 model)";
@@ -285,7 +290,9 @@ std::string maxtext_cannot_express(const Model& model) {
 }
 
 std::string torchtitan_cannot_express(const Model& model) {
-  if (has_mixer<DsaAttention>(model)) return "torchtitan has no DeepSeek Sparse Attention model";
+  if (has_mixer<DsaAttention>(model) || has_mixer<DsaGqaAttention>(model)) {
+    return "torchtitan has no DeepSeek Sparse Attention model";
+  }
   if (has_mixer<CompressedSparseAttention>(model)) {
     return "torchtitan's main branch has no DeepSeek-V4 model; the one proposed for it charges 6 per parameter of the "
            "built module (every routed expert, no output layer) and all L^2 pairs on every layer, which compare does "
@@ -309,6 +316,9 @@ std::string torchtitan_cannot_express(const Model& model) {
 std::string nemo_rl_cannot_express(const Model& model) {
   constexpr std::string_view kFormulas =
       "NeMo-RL's FLOPs tracker has formulas for Llama, Qwen2/Qwen3 (dense and MoE) and DeepSeek-V3 only";
+  if (has_mixer<DsaGqaAttention>(model)) {
+    return std::string(kFormulas) + "; none has DeepSeek Sparse Attention or its indexer";
+  }
   if (has_mixer<Mamba2>(model)) {
     return std::string(kFormulas) +
            ": its nemotronh formula is mapped from no config (a Nemotron-H config raises \"Unsupported config type\")";
@@ -433,6 +443,10 @@ constexpr std::string_view kAutomodelFallback =
     "num_experts_per_tok), whatever the model; compare does not model that estimate";
 
 std::string automodel_cannot_express(const Model& model) {
+  if (has_mixer<DsaGqaAttention>(model)) {
+    return "NeMo Automodel counts DSA only in its MLA formulas (deepseekv3_flops, mla_moe_flops: the indexer's queries "
+           "from q_lora_rank); no formula, and no Hugging Face config type, has DSA over grouped-query attention";
+  }
   if (has_mixer<GatedDeltaProduct>(model)) return "NeMo Automodel has no gated delta product formula";
   if (has_mixer<Mamba2>(model)) return automodel_nemotron_h_unexpressed(model);
   if (has_kpool(model)) return "NeMo Automodel has no KPool";
@@ -625,6 +639,7 @@ constexpr Conventions kMegatronMainConventions{.causal = PairRule::kHalfSquare,
                                                .indexer = IndexerRule::kNone,
                                                .head_gate = false,
                                                .quick_geglu_as_ungated = true,
+                                               .dsa_gqa = DsaGqaRule::kDenseGqa,
                                                .hyper_connections = HyperConnectionRule::kNotCounted,
                                                .ngram_memory = NgramMemoryRule::kNone,
                                                .per_layer_embedding = PerLayerEmbeddingRule::kNone};
@@ -636,6 +651,7 @@ constexpr Conventions kMegatronDevConventions{.causal = PairRule::kHalfSquare,
                                               .compressed_indexer = CompressedIndexerRule::kMegatron,
                                               .head_gate = false,
                                               .quick_geglu_as_ungated = true,
+                                              .dsa_gqa = DsaGqaRule::kDenseGqa,
                                               .hyper_connections = HyperConnectionRule::kNotCounted,
                                               .ngram_memory = NgramMemoryRule::kNone,
                                               .per_layer_embedding = PerLayerEmbeddingRule::kNone};
@@ -648,6 +664,7 @@ constexpr Conventions kBridgeConventions{.causal = PairRule::kHalfSquare,
                                          .compressed_indexer = CompressedIndexerRule::kMegatron,
                                          .head_gate = false,
                                          .block_sparse_as_dense = true,
+                                         .dsa_gqa = DsaGqaRule::kDenseGqa,
                                          .kda_gates_as_k3 = true,
                                          .hyper_connections = HyperConnectionRule::kNotCounted,
                                          .ngram_memory = NgramMemoryRule::kNone,
@@ -656,13 +673,18 @@ constexpr Conventions kBridgeConventions{.causal = PairRule::kHalfSquare,
 // Their hybrid functions (a hybrid layer pattern) count Mamba-2 2h wide and
 // no attention output gate; each MTP depth's layers as its pattern has them
 // and its logits, and only on Megatron-LM's dev branch its 2h -> h projection
-// and norms.
-Conventions on_megatron_path(Conventions c, const Model& model, bool hybrid_mtp_projection) {
+// and norms. Only the dev branch's reads a pattern's D layers (as attention,
+// dense grouped-query attention when not multi-latent); main's and
+// Megatron-Bridge's count no D layer. Their transformer functions charge
+// every layer of DSA over grouped-query attention as dense grouped-query
+// attention.
+Conventions on_megatron_path(Conventions c, const Model& model, bool dev_branch) {
   if (model.megatron_path == MegatronPath::kStandard) return c;
   c.mamba_width_doubled_hidden = true;
   c.output_gate = false;
   c.mtp_layer = MtpLayerRule::kAsDescribed;
-  c.mtp = hybrid_mtp_projection ? MtpRule::kFull : MtpRule::kNoProjection;
+  c.mtp = dev_branch ? MtpRule::kFull : MtpRule::kNoProjection;
+  c.dsa_gqa = dev_branch ? DsaGqaRule::kDenseGqa : DsaGqaRule::kNotCounted;
   return c;
 }
 Conventions megatron_main_conventions(const Model& model) {
@@ -717,49 +739,11 @@ const FrameworkDefinition& definition(Framework framework) {
   return definitions()[static_cast<std::size_t>(framework)];
 }
 
-// Whether compare models how the frameworks' functions count a layer type
-// (convention_count.cc): one it does not makes every framework's count unknown.
-bool frameworks_modelled(const Mixer& mixer) {
-  return std::visit(
-      Overloaded{
-          [](const OneOf<GqaAttention, MlaAttention, DsaAttention, GatedDeltaNet, KimiDeltaAttention,
-                         CompressedSparseAttention, SharedCompressedAttention, CompressedBlockSparseAttention,
-                         BlockSparseAttention, Mamba2, GatedDeltaProduct> auto&) { return true; },
-          [](const DsaGqaAttention&) { return false; },
-      },
-      mixer);
-}
-bool frameworks_modelled(const ChannelMixer& channel_mixer) {
-  return std::visit(Overloaded{[](const OneOf<DenseMlp, Moe> auto&) { return true; }}, channel_mixer);
-}
-
-// Why no framework here can be compared on `model`, or empty: the layer
-// kinds whose counts in the frameworks' functions compare does not model.
-std::string unmodelled_layer_kind(const Model& model) {
-  std::string kind;
-  any_layer(model, [&](const Layer& l) {
-    if (l.mixer && !frameworks_modelled(*l.mixer)) {
-      kind = mixer_kind(*l.mixer);
-    } else if (l.channel_mixer && !frameworks_modelled(*l.channel_mixer)) {
-      kind = channel_mixer_kind(*l.channel_mixer);
-    }
-    return !kind.empty();
-  });
-  if (kind.empty()) return "";
-  return "the model has " + kind +
-         " layers; compare models the frameworks' counts of GQA, MLA, DSA, DeepSeek-V4 and V4.1 attention, QSA, "
-         "block-sparse attention, gated delta net, Kimi Delta Attention, Mamba-2 and gated delta product layers "
-         "only";
-}
-
 Error batch_overflow() { return Error(ErrorCode::kOverflow, "the FLOPs of the batch do not fit in 128 bits"); }
 
 Result<FrameworkCount> count_framework(const FrameworkDefinition& framework, const Model& model,
                                        std::int64_t seq_length, std::int64_t sequences, Int128 model_doubled) {
-  const bool trainflops =
-      framework.framework == Framework::kTrainflopsModel || framework.framework == Framework::kTrainflopsExecuted;
-  FrameworkCount count{framework.framework, std::nullopt, trainflops ? "" : unmodelled_layer_kind(model), {}, {}};
-  if (count.reason.empty()) count.reason = framework.cannot_express(model);
+  FrameworkCount count{framework.framework, std::nullopt, framework.cannot_express(model), {}, {}};
   if (!count.reason.empty()) return count;
   const Conventions theirs = framework.conventions_for ? framework.conventions_for(model) : framework.conventions;
   Conventions choices = kModelConventions;
@@ -805,6 +789,7 @@ std::string_view convention_name(ConventionKind kind) {
     case ConventionKind::kHeadGate: return "head_gate";
     case ConventionKind::kMlaOutputGate: return "mla_output_gate";
     case ConventionKind::kBlockSparse: return "block_sparse";
+    case ConventionKind::kDsaGqa: return "dsa_gqa";
     case ConventionKind::kKdaGates: return "kda_gates";
     case ConventionKind::kDeltaRule: return "delta_rule";
     case ConventionKind::kNorms: return "norms";
@@ -841,6 +826,7 @@ std::string_view convention_title(ConventionKind kind) {
     case ConventionKind::kHeadGate: return "attention head gate";
     case ConventionKind::kMlaOutputGate: return "MLA output gate";
     case ConventionKind::kBlockSparse: return "block-sparse attention";
+    case ConventionKind::kDsaGqa: return "DSA over GQA";
     case ConventionKind::kKdaGates: return "KDA gates";
     case ConventionKind::kDeltaRule: return "delta rule";
     case ConventionKind::kNorms: return "norms";

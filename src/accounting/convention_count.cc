@@ -294,9 +294,14 @@ void add_shared_compressed(const SharedCompressedAttention& attention, std::int6
 }
 
 // Qwen3.8's QSA: whether the output gate counts and whether the indexer does
-// (as described, forward only, or not at all).
+// (as described, forward only, or not at all), or dense grouped-query
+// attention without the indexer.
 void add_compressed_block_sparse(const CompressedBlockSparseAttention& attention, std::int64_t h,
                                  const Conventions& c, DoubledSum& sum) {
+  if (c.block_sparse_as_dense) {
+    add_gqa(attention.attention, h, c, sum);
+    return;
+  }
   CompressedBlockSparseAttention charged = attention;
   charged.attention.output_gate = attention.attention.output_gate && c.output_gate;
   charged.attention.head_gate = attention.attention.head_gate && c.head_gate;
@@ -342,9 +347,16 @@ void add_mixer(const Mixer& mixer, std::int64_t h, const Conventions& c, Doubled
                      sum.add(terms_of(a, h, projections_mode(c)), exact);
                    }
                  },
-                 // No framework's choice changes these but whether norms count.
-                 [&](const OneOf<GatedDeltaProduct, DsaGqaAttention> auto& other) {
-                   sum.add(terms_of(other, h, projections_mode(c)), exact);
+                 [&](const DsaGqaAttention& a) {
+                   switch (c.dsa_gqa) {
+                     case DsaGqaRule::kModel: sum.add(terms_of(a, h, projections_mode(c)), exact); return;
+                     case DsaGqaRule::kDenseGqa: add_gqa(a.attention, h, c, sum); return;
+                     case DsaGqaRule::kNotCounted: return;
+                   }
+                 },
+                 // A gated delta product has no norm terms: only its delta rule's form changes.
+                 [&](const GatedDeltaProduct& g) {
+                   sum.add(gated_delta_product_terms(g, h, c.chunked_delta_rule ? kExecutedMode : kModelMode), exact);
                  },
              },
              mixer);
@@ -506,6 +518,7 @@ void take_choice(ConventionKind kind, const Conventions& from, Conventions& to) 
     case ConventionKind::kHeadGate: to.head_gate = from.head_gate; return;
     case ConventionKind::kMlaOutputGate: to.mla_output_gate = from.mla_output_gate; return;
     case ConventionKind::kBlockSparse: to.block_sparse_as_dense = from.block_sparse_as_dense; return;
+    case ConventionKind::kDsaGqa: to.dsa_gqa = from.dsa_gqa; return;
     case ConventionKind::kKdaGates: to.kda_gates_as_k3 = from.kda_gates_as_k3; return;
     case ConventionKind::kDeltaRule: to.chunked_delta_rule = from.chunked_delta_rule; return;
     case ConventionKind::kNorms: to.norms = from.norms; return;
@@ -601,6 +614,13 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
     case ConventionKind::kBlockSparse:
       return c.block_sparse_as_dense ? "dense GQA over causal pairs, no indexer"
                                      : "selected blocks, indexer forward only";
+    case ConventionKind::kDsaGqa:
+      switch (c.dsa_gqa) {
+        case DsaGqaRule::kModel: return "top-k pairs, indexer by grad mode";
+        case DsaGqaRule::kDenseGqa: return "dense GQA over causal pairs, no indexer";
+        case DsaGqaRule::kNotCounted: return "not counted";
+      }
+      break;
     case ConventionKind::kKdaGates: return c.kda_gates_as_k3 ? "as Kimi K3's" : "as described";
     case ConventionKind::kDeltaRule: return c.chunked_delta_rule ? "chunked" : "recurrent";
     case ConventionKind::kNorms: return c.norms ? "counted" : "not counted";

@@ -100,6 +100,13 @@ enum class PerLayerEmbeddingRule {
   kNone,         // not counted
 };
 
+// What DSA over grouped-query attention is charged.
+enum class DsaGqaRule {
+  kModel,       // its projections, its core over the top-k pairs, its indexer by grad mode
+  kDenseGqa,    // dense grouped-query attention over the causal pairs, no indexer
+  kNotCounted,  // nothing: a function that reads no such layer
+};
+
 // One choice per convention: what a framework's FLOPs function does.
 struct Conventions {
   PairRule causal = PairRule::kExact;
@@ -139,11 +146,13 @@ struct Conventions {
   // attention it selects from, without its indexer, as Megatron-Bridge's
   // function charges the full causal attention its MiniMax-M3 model runs.
   bool block_sparse_as_dense = false;
+  DsaGqaRule dsa_gqa = DsaGqaRule::kModel;
   // Kimi Delta Attention's gates charged as Kimi K3's (a full-rank output
   // gate, a forget gate of rank head_dim), as Megatron-Bridge's function does.
   bool kda_gates_as_k3 = false;
-  // The gated delta net's and Kimi Delta Attention's delta rule in the
-  // chunked form training runs (false: the recurrent form, the model's).
+  // The delta rule of the gated delta net, the gated delta product and Kimi
+  // Delta Attention in the chunked form training runs (false: the recurrent
+  // form, the model's).
   bool chunked_delta_rule = false;
   // The residual-stream machinery: counted as model mode does, left out, or
   // counted as a framework's function does.

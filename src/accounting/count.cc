@@ -884,13 +884,25 @@ Result<Report> count(const Model& model, const Workload& workload, Mode mode, Re
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
   TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report(workload));
   add_parameter_summary(count_parameter_totals(model), report);
+  TRAINFLOPS_RETURN_IF_ERROR(add_megatron_omissions(model, workload, report));
   return report;
 }
 
 Result<Report> count(const Model& model, const LengthBlocks& feed, Mode mode, Recompute recompute) {
   TRAINFLOPS_ASSIGN_OR_RETURN(const FlopsCounter counter, FlopsCounter::create(model, mode, recompute));
-  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report_length_blocks(feed));
+  // Megatron mode's omissions are counted per distinct length: the blocks pass once.
+  DocumentsByLength documents;
+  const LengthBlocks counted_feed = [&](const std::function<Status(std::span<const std::int64_t>)>& take) {
+    return feed([&](std::span<const std::int64_t> lengths) -> Status {
+      if (mode == Mode::kMegatron) {
+        for (const std::int64_t length : lengths) ++documents[length];
+      }
+      return take(lengths);
+    });
+  };
+  TRAINFLOPS_ASSIGN_OR_RETURN(Report report, counter.report_length_blocks(counted_feed));
   add_parameter_summary(count_parameter_totals(model), report);
+  TRAINFLOPS_RETURN_IF_ERROR(add_megatron_omissions(model, documents, report));
   return report;
 }
 

@@ -168,7 +168,10 @@ TEST(LayerFlopsTest, HandDerivedTermsPerLayerType) {
       // H=2: in 16*3 + 6*3 + 4*3 = 78 -> 624; conv 4(16*2 + 6*3) = 200; out 128: 952 FMAs;
       // scan (4*2 + 3)*16*3 = 528 FLOPs.
       {"gdp",
-       gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8),
+       gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8, Convention{Mode::kModel}),
+       {{Component::kGatedDeltaProduct, kTokens, 1904, 1}, {Component::kGatedDeltaProduct, kTokens, 528, 1}}},
+      {"gdp, megatron",
+       gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8, Convention{Mode::kMegatron}),
        {{Component::kGatedDeltaProduct, kTokens, 1904, 1}, {Component::kGatedDeltaProduct, kTokens, 528, 1}}},
       // h=8, ffn 12: 2*8*12 = 192 FMAs; gated 3*8*12 = 288.
       {"mlp", dense_mlp_terms(DenseMlp{12, false}, 8, Convention{Mode::kModel}), {{Component::kMlp, kTokens, 384, 1}}},
@@ -373,6 +376,44 @@ TEST(LayerFlopsTest, HandDerivedDsaTerms) {
       EXPECT_EQ(c.terms[i].executions, c.expected[i].executions);
       EXPECT_EQ(c.terms[i].forward, c.expected[i].forward);
     }
+  }
+}
+
+// Executed mode's gated delta product: the projections and convolutions as
+// model mode's (952 FMAs, trained), then the chunked form, forward and
+// backward apart. d=16 over 4 heads (dv 4), state 3, 2 Householder steps.
+TEST(LayerFlopsTest, HandDerivedExecutedGatedDeltaProductTerms) {
+  struct Expected {
+    Statistic per;
+    Int128 forward_flops;
+    int executions;
+    bool forward;
+  };
+  // Forward, per head: per token the state's reads by 2 transformed keys and
+  // 1 query and 2 updates, 5*3*4 = 60 (x4 heads: 240 FMAs); per square of
+  // the position chunks key-key scores and transformed keys 2*3, values 4:
+  // 10 (40); per substitution product 1 (4); per square of the token chunks,
+  // each step's query-key scores 3 and their read of 4 values: 2*7 = 14 (56).
+  // Backward: the gated delta rule over the 2 positions of each token:
+  // 3*3*4 = 36 per position (x2 per token x4 heads: 288), 3*3 + 2*4 = 17 per
+  // square (68), 1 per substitution (4); counted twice.
+  const Terms terms = gated_delta_product_terms(GatedDeltaProduct{16, 4, 2, 3, 2}, 8, Convention{Mode::kExecuted});
+  const std::vector<Expected> expected = {{kTokens, 1904, kTrainingExpansion, true},
+                                          {kTokens, 480, kForwardOnly, true},
+                                          {interleaved_chunk_squares(64, 2), 80, kForwardOnly, true},
+                                          {interleaved_chunk_substitutions(64, 2), 8, kForwardOnly, true},
+                                          {chunk_squares(64), 112, kForwardOnly, true},
+                                          {kTokens, 576, kBackward, false},
+                                          {interleaved_chunk_squares(64, 2), 136, kBackward, false},
+                                          {interleaved_chunk_substitutions(64, 2), 8, kBackward, false}};
+  ASSERT_EQ(terms.size(), expected.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(terms[i].component, Component::kGatedDeltaProduct);
+    EXPECT_EQ(terms[i].per, expected[i].per);
+    EXPECT_EQ(to_decimal(terms[i].forward_flops), to_decimal(expected[i].forward_flops));
+    EXPECT_EQ(terms[i].executions, expected[i].executions);
+    EXPECT_EQ(terms[i].forward, expected[i].forward);
   }
 }
 

@@ -29,8 +29,7 @@ inline Term trained_flops(Component component, Statistic per, Int128 flops) {
 }
 
 // Appends the terms of one mixer or channel mixer of a model of `hidden_size`
-// to `terms`, as layer_flops.h describes them. Types whose count no
-// convention changes (gated delta net and product) ignore `convention`.
+// to `terms`, as layer_flops.h describes them.
 void append_terms(const GqaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const MlaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);
 void append_terms(const DsaAttention& attention, std::int64_t hidden_size, Convention convention, Terms& terms);

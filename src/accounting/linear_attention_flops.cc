@@ -1,8 +1,8 @@
 // Linear attention with a delta-rule state: the gated delta net, the gated
-// delta product and Kimi Delta Attention. Executed mode counts the gated
-// delta net's and Kimi Delta Attention's delta rule in the chunked form
-// training runs, the other modes in the recurrent form; megatron mode charges
-// Kimi Delta Attention's gates as Megatron-Bridge does.
+// delta product and Kimi Delta Attention. Executed mode counts their delta
+// rules in the chunked forms training runs, the other modes in the recurrent
+// form; megatron mode charges Kimi Delta Attention's gates as Megatron-Bridge
+// does.
 #include "accounting/layer_terms.h"
 
 namespace trainflops {
@@ -23,16 +23,18 @@ void append_terms(const GatedDeltaNet& g, std::int64_t hidden_size, Convention c
   terms.insert(terms.end(), chunked.begin(), chunked.end());
 }
 
-void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Convention, Terms& terms) {
+void append_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Convention convention, Terms& terms) {
   const Int128 h = hidden_size, d = g.inner_dim, hh = g.num_householder;
   const Int128 group_state = Int128{g.num_groups} * g.state_dim;
   const Int128 in_projection = d * (1 + hh) + group_state * (1 + hh) + Int128{g.num_heads} * (1 + hh);
   const Int128 conv_channels = d * hh + group_state * (1 + hh);
-  terms.insert(terms.end(),
-               {
-                   trained_gemm(Component::kGatedDeltaProduct, kTokens, h * in_projection + 4 * conv_channels + d * h),
-                   trained_flops(Component::kGatedDeltaProduct, kTokens, (4 * hh + 3) * d * g.state_dim),
-               });
+  terms.push_back(trained_gemm(Component::kGatedDeltaProduct, kTokens, h * in_projection + 4 * conv_channels + d * h));
+  if (!is_executed(convention)) {
+    terms.push_back(trained_flops(Component::kGatedDeltaProduct, kTokens, (4 * hh + 3) * d * g.state_dim));
+    return;
+  }
+  const Terms chunked = gated_chunked_delta_product_terms(g);
+  terms.insert(terms.end(), chunked.begin(), chunked.end());
 }
 
 void append_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention, Terms& terms) {
@@ -100,12 +102,45 @@ Terms kimi_chunked_delta_rule_terms(const KimiDeltaAttention& k) {
                                   k.chunk_size);
 }
 
+// flash-linear-attention's chunk_gated_delta_product, per head (num_heads
+// states of state_dim x head_dim, d = num_heads head_dim): the keys, values
+// and betas of a token's n Householder steps laid out one after the other,
+// n L positions per document chunked by c positions. Its forward runs the
+// key-key scores, the transformed keys and values (2 dk + dv per square of
+// those chunks) and their triangular inverse, the transformed keys' read of
+// the state and the update (2 dk dv per position), then per chunk of c
+// tokens the queries' read of the state (dk dv per token) and, for each
+// step, the query-key scores and their read of the new values (n (dk + dv)
+// per square of the token chunks). Its backward is chunk_gated_delta_rule's
+// over the n L positions, each token's query at its last step (zeros at the
+// others): twice that form's forward, 3 dk dv per position, 3 dk + 2 dv per
+// square and 1 per substitution of the position chunks.
+Terms gated_chunked_delta_product_terms(const GatedDeltaProduct& g) {
+  const Int128 heads = g.num_heads, dk = g.state_dim, d = g.inner_dim, n = g.num_householder;
+  const std::int64_t c = kGatedDeltaProductChunkSize;
+  const auto forward = [&](Statistic per, Int128 fmas) {
+    return Term{Component::kGatedDeltaProduct, per, kFlopsPerFma * fmas, 1, kForwardOnly};
+  };
+  const auto backward = [&](Statistic per, Int128 fmas) {
+    return Term{Component::kGatedDeltaProduct, per, kFlopsPerFma * fmas, 1, kBackward, false};
+  };
+  return {
+      forward(kTokens, (2 * n + 1) * dk * d),
+      forward(interleaved_chunk_squares(c, g.num_householder), 2 * heads * dk + d),
+      forward(interleaved_chunk_substitutions(c, g.num_householder), heads),
+      forward(chunk_squares(c), n * (heads * dk + d)),
+      backward(kTokens, 3 * n * dk * d),
+      backward(interleaved_chunk_squares(c, g.num_householder), 3 * heads * dk + 2 * d),
+      backward(interleaved_chunk_substitutions(c, g.num_householder), heads),
+  };
+}
+
 Terms kimi_delta_attention_terms(const KimiDeltaAttention& k, std::int64_t hidden_size, Convention convention) {
   return terms_of(k, hidden_size, convention);
 }
 
-Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_size) {
-  return terms_of(g, hidden_size, Convention{});
+Terms gated_delta_product_terms(const GatedDeltaProduct& g, std::int64_t hidden_size, Convention convention) {
+  return terms_of(g, hidden_size, convention);
 }
 
 }  // namespace trainflops

@@ -111,6 +111,18 @@ Statistic chunk_substitutions(std::int64_t chunk) {
   return Statistic{StatisticKind::kChunkSubstitutions, 0, chunk, false};
 }
 
+Statistic interleaved_chunk_squares(std::int64_t chunk, std::int64_t interleave) {
+  Statistic s = chunk_squares(chunk);
+  s.interleave = interleave;
+  return s;
+}
+
+Statistic interleaved_chunk_substitutions(std::int64_t chunk, std::int64_t interleave) {
+  Statistic s = chunk_substitutions(chunk);
+  s.interleave = interleave;
+  return s;
+}
+
 // Every intermediate is below 2^127 for lengths below 2^63, except the
 // quadratic ones, which are computed in unsigned 128-bit and checked.
 std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
@@ -168,13 +180,16 @@ std::optional<Int128> document_count(const Statistic& s, std::int64_t length) {
       return earlier && final_queries ? checked_add(*earlier, *final_queries) : std::nullopt;
     }
     case StatisticKind::kChunkSquares: {
-      const Int128 r = l % p;
-      return (l - r) * p + r * r;
+      // n L positions (below 2^126), r of them in the last chunk.
+      const Int128 positions = l * s.interleave, r = positions % p;
+      const auto whole = checked_mul(positions - r, p);
+      return whole ? checked_add(*whole, r * r) : std::nullopt;
     }
     case StatisticKind::kChunkSubstitutions: {
-      const auto whole = substitution_products(p), last = substitution_products(l % p);
+      const Int128 positions = l * s.interleave;
+      const auto whole = substitution_products(p), last = substitution_products(positions % p);
       if (!whole || !last) return std::nullopt;
-      const auto chunks = checked_mul(l / p, *whole);
+      const auto chunks = checked_mul(positions / p, *whole);
       return chunks ? checked_add(*chunks, *last) : std::nullopt;
     }
   }
@@ -226,6 +241,14 @@ std::optional<double> megatron_estimate(const Statistic& s, const MegatronAggreg
   return total_tokens / mean * ((1 - weight) * at(floor_mean) + weight * at(floor_mean + 1));
 }
 
+namespace {
+
+std::string interleaving(const Statistic& s) {
+  return s.interleave == 1 ? "" : ",n=" + std::to_string(s.interleave);
+}
+
+}  // namespace
+
 std::string statistic_name(const Statistic& s) {
   switch (s.kind) {
     case StatisticKind::kTokens: return "tokens";
@@ -250,8 +273,9 @@ std::string statistic_name(const Statistic& s) {
     case StatisticKind::kSelectedCandidates:
       return "selected_candidates(k=" + std::to_string(s.topk) + ",r=" + std::to_string(s.pool) +
              ",blocks=" + std::to_string(s.blocks) + ",b=" + std::to_string(s.block) + ")";
-    case StatisticKind::kChunkSquares: return "chunk_squares(c=" + std::to_string(s.pool) + ")";
-    case StatisticKind::kChunkSubstitutions: return "chunk_substitutions(c=" + std::to_string(s.pool) + ")";
+    case StatisticKind::kChunkSquares: return "chunk_squares(c=" + std::to_string(s.pool) + interleaving(s) + ")";
+    case StatisticKind::kChunkSubstitutions:
+      return "chunk_substitutions(c=" + std::to_string(s.pool) + interleaving(s) + ")";
   }
   return "unknown";
 }

@@ -12,7 +12,9 @@
 
 namespace trainflops::testing_support {
 
-inline Int128 brute_force(const Statistic& s, std::int64_t length) {
+inline Int128 brute_force(const Statistic& s, std::int64_t token_length) {
+  // The chunk kinds walk n positions per token; the others take n = 1.
+  const std::int64_t length = token_length * s.interleave;
   Int128 count = 0;
   for (std::int64_t query = 1; query <= length; ++query) {
     std::int64_t complete_pools = 0;

@@ -42,7 +42,8 @@ std::optional<Needs> needs_of(const Statistic& s) {
     case StatisticKind::kSelectedCompressed: return Needs{capped(Int128{s.topk} * s.pool), pool, true};
     case StatisticKind::kBlockTopkPairs: return Needs{capped(Int128{s.topk - 1} * s.pool), pool, true};
     case StatisticKind::kCompressedPositions: return Needs{std::nullopt, pool};
-    case StatisticKind::kChunkSquares: return Needs{std::nullopt, pool};
+    // Over n L positions the remainders are of n L: counted document by document.
+    case StatisticKind::kChunkSquares: return s.interleave == 1 ? std::optional{Needs{std::nullopt, pool}} : std::nullopt;
     // Cubic in the last chunk, or capped per query: counted document by document.
     case StatisticKind::kChunkSubstitutions:
     case StatisticKind::kSelectedCandidates:

@@ -54,7 +54,9 @@ std::vector<Statistic> every_kind() {
           chunk_squares(64),
           chunk_squares(3),
           chunk_substitutions(64),
-          chunk_substitutions(3)};
+          chunk_substitutions(3),
+          interleaved_chunk_squares(64, 3),
+          interleaved_chunk_substitutions(64, 3)};
 }
 
 // Sets the loops treat differently: pools of any size (the portable loops),

@@ -51,6 +51,13 @@ std::vector<Statistic> every_kind() {
     all.push_back(chunk_substitutions(c));
   }
   all.push_back(chunk_squares(64));
+  // The gated delta product's: 2 to 4 keys per token, chunks that split
+  // tokens (3 and 64 over 3 per token) and that do not.
+  for (const auto& [c, n] : {std::pair{3, 2}, {8, 4}, {16, 3}, {5, 5}}) {
+    all.push_back(interleaved_chunk_squares(c, n));
+    all.push_back(interleaved_chunk_substitutions(c, n));
+  }
+  all.push_back(interleaved_chunk_squares(64, 3));
   return all;
 }
 
@@ -82,6 +89,22 @@ TEST(StatisticTest, ChunkSubstitutionsAtKernelChunkSizes) {
   EXPECT_EQ(document_count(chunk_substitutions(std::int64_t{1} << 62), std::int64_t{1} << 62), std::nullopt);
   EXPECT_EQ(document_count(chunk_squares(64), INT64_MAX),
             std::optional<Int128>((Int128{INT64_MAX} - 63) * 64 + 63 * 63));
+}
+
+// The gated delta product's chunks of 64 over 3 keys per token: 22 tokens
+// are 66 positions, a chunk of 64 and one of 2; near the 64-bit limit the
+// positions pass 2^64 and the squares 2^127.
+TEST(StatisticTest, InterleavedChunksCountPositions) {
+  EXPECT_EQ(document_count(interleaved_chunk_squares(64, 3), 22), Int128{64 * 64 + 2 * 2});
+  EXPECT_EQ(document_count(interleaved_chunk_substitutions(64, 3), 22), Int128{85344 + 1});
+  EXPECT_EQ(document_count(interleaved_chunk_squares(64, 3), 21), Int128{63 * 63});
+  EXPECT_EQ(document_count(interleaved_chunk_squares(64, 1), 22), document_count(chunk_squares(64), 22));
+  const Int128 positions = Int128{INT64_MAX} * 3;  // 2^64 < positions, (positions mod 64) = 61
+  EXPECT_EQ(document_count(interleaved_chunk_squares(64, 3), INT64_MAX),
+            std::optional<Int128>((positions - 61) * 64 + 61 * 61));
+  EXPECT_EQ(document_count(interleaved_chunk_squares(std::int64_t{1} << 62, INT64_MAX), INT64_MAX), std::nullopt);
+  EXPECT_EQ(statistic_name(interleaved_chunk_squares(64, 3)), "chunk_squares(c=64,n=3)");
+  EXPECT_EQ(statistic_name(interleaved_chunk_substitutions(64, 1)), "chunk_substitutions(c=64)");
 }
 
 // KPool counts in megatron mode: interpolated between the two whole lengths

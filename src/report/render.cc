@@ -138,6 +138,20 @@ std::string render_table(const Report& report, LayerRows layers) {
            pad_left(share_of(part.flops.value, total), 8) + "\n";
   }
 
+  if (!report.megatron_omissions.empty()) {
+    out += "\n" + pad_right("left out by Megatron-LM's function", 36) + pad_right("megatron mode", 42) +
+           pad_left("model mode", 13) + "\n";
+    for (const MegatronOmission& omission : report.megatron_omissions) {
+      const std::string flops = !omission.flops          ? "-"
+                                : *omission.flops > 0 ? "+" + format_flops(to_double(*omission.flops))
+                                                      : format_flops(to_double(*omission.flops));
+      out += pad_right(std::string(convention_title(omission.kind)), 36) + pad_right(omission.choice, 42) +
+             pad_left(flops, 13) + "\n";
+    }
+    out += "(model mode's count with megatron mode's choice alone, minus its own; `compare` reconciles every "
+           "convention)\n";
+  }
+
   if (layers == LayerRows::kNone) return out;
   out += "\n" + pad_right("layers", 20) + pad_right("kind", 14) + pad_left("count", 6) + pad_left("FLOPs each", 13) +
          pad_left("share", 8) + "\n";
@@ -188,6 +202,17 @@ ordered_json report_json(const Report& report) {
                          {"six_n_d", to_decimal(p.six_n_d)}};
   }
   out["breakdown"] = breakdown_json(report.components, total);
+  if (report.mode == Mode::kMegatron) {
+    out["megatron_omissions"] = ordered_json::array();
+    for (const MegatronOmission& omission : report.megatron_omissions) {
+      ordered_json row = {{"convention", convention_name(omission.kind)},
+                          {"title", convention_title(omission.kind)},
+                          {"choice", omission.choice}};
+      row["flops"] = omission.flops ? ordered_json(to_double(*omission.flops)) : ordered_json(nullptr);
+      row["exact"] = omission.flops ? ordered_json(to_decimal(*omission.flops)) : ordered_json(nullptr);
+      out["megatron_omissions"].push_back(std::move(row));
+    }
+  }
   out["layers"] = ordered_json::array();
   for (const LayerFlops& layer : report.layers) {
     ordered_json row = {{"name", layer.name}, {"kind", layer.kind}};
@@ -257,6 +282,12 @@ std::string render_csv(const Report& report) {
   }
   for (const ComponentFlops& part : report.components) {
     out += csv_row("component", "", "", component_name(part.component), part.flops, total);
+  }
+  for (const MegatronOmission& omission : report.megatron_omissions) {
+    // The choice, which may hold a comma, in quotes.
+    out += "megatron_omission," + std::string(convention_name(omission.kind)) + ",\"" + omission.choice + "\",total," +
+           (omission.flops ? shortest_decimal(to_double(*omission.flops)) + "," + to_decimal(*omission.flops) : ",") +
+           ",\n";
   }
   for (const LayerFlops& layer : report.layers) {
     out += csv_row("layer", layer.name, layer.kind, "total", layer.flops, total);

@@ -283,6 +283,11 @@ function drawCount(answer) {
   body.replaceChildren(...components.map(([name, part]) =>
     row([label(name), scientific(part.flops), percent(part.share)], {component: name, flops: fullFlops(part)})));
   if (state.view === 'breakdown') drawComponentChart(components);
+  const omissions = report.megatron_omissions || [];
+  document.querySelector('#omission-table tbody').replaceChildren(...omissions.map((omission) =>
+    row([omission.title, omission.choice, omission.flops === null ? '-' : scientific(omission.flops)],
+        {convention: omission.convention, flops: omission.exact === null ? '' : omission.exact})));
+  $('omission-table').hidden = omissions.length === 0;
   // A model has up to hundreds of layers: their rows as one text, parsed once.
   document.querySelector('#layer-table tbody').innerHTML = report.layers.map((layer) =>
     `<tr data-layer="${escaped(layer.name)}" data-flops="${fullFlops(layer)}"><td>${escaped(layer.name)}</td>` +

@@ -106,6 +106,9 @@ async function expectCount(report, what) {
   assert.ok(shown.every(Boolean) && new Set(shown).size === shown.length, `${what}: a colour of its own per component`);
   assert.deepEqual(components, Object.entries(report.breakdown).map(([component, part]) =>
     ({component, flops: String(full(part))})), `${what}: components`);
+  const omissions = await rows('#omission-table tbody tr', ['convention', 'flops']);
+  assert.deepEqual(omissions, (report.megatron_omissions || []).map((omission) =>
+    ({convention: omission.convention, flops: omission.exact === null ? '' : omission.exact})), `${what}: omissions`);
   const layers = await rows('#layer-table tbody tr', ['layer', 'flops']);
   assert.deepEqual(layers, report.layers.map((layer) => ({layer: layer.name, flops: String(full(layer))})),
     `${what}: layers`);
