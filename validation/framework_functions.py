@@ -470,7 +470,9 @@ def gemma4_small_settings(checkout, model_name):
 
 
 # DeepSeek-V4 configs (Hugging Face config.json form): DeepSeek-V4-Flash's
-# release and two small ones, one without hyper-connections or MTP.
+# sizes and two small ones, one without hyper-connections or MTP (the
+# deepseek-v4-flash and deepseek-v4-pro presets, the releases' files, are
+# cases of their own).
 DSV4_CONFIGS = ("tests/data/compare/deepseek-v4-flash.json", "tests/data/compare/deepseek-v4-small.json",
                 "tests/data/compare/deepseek-v4-small-plain.json")
 
@@ -530,7 +532,9 @@ def cases():
             yield preset["name"], ["--preset", preset["name"]], gemma4_settings(preset)
             continue
         if "args" not in preset:
-            continue  # a release config: HF_CASES runs the frameworks on those
+            if preset["hf_config"].get("model_type") == "deepseek_v4":
+                yield preset["name"], ["--preset", preset["name"]], dsv4_settings(preset["hf_config"])
+            continue  # another release config: HF_CASES runs the frameworks on those
         presets[preset["name"]] = preset["args"]
         yield preset["name"], ["--preset", preset["name"]], preset["args"]
     # The indexer trained by a KL loss on detached inputs, dense or sparse.
@@ -553,8 +557,12 @@ def cases():
             yield os.path.basename(path), ["--config", path], gemma4_small_settings(os.environ["MAXTEXT"], model_name)
     for path in DSV4_CONFIGS:
         with open(os.path.join(ROOT, path)) as f:
-            args = dsv4_args(json.load(f))
-        yield os.path.basename(path), ["--hf", path], {k: v for k, v in args.items() if v is not None}
+            yield os.path.basename(path), ["--hf", path], dsv4_settings(json.load(f))
+
+
+def dsv4_settings(config):
+    """dsv4_args without the arguments it leaves unset."""
+    return {k: v for k, v in dsv4_args(config).items() if v is not None}
 
 
 # The gpt-oss formula puts 128-token windows on every other layer whatever the

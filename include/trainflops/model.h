@@ -347,6 +347,10 @@ struct Moe {
   // has no zero experts) would.
   std::optional<std::int64_t> zero_experts;
   std::optional<std::int64_t> real_experts_per_token;
+  // Routes by a fixed table of token ids (DeepSeek-V4's first num_hash_layers
+  // layers): the router still scores the experts (the picks' weights) but
+  // holds no expert bias. It changes parameters only, no FLOPs.
+  bool hash_routed = false;
 
   bool operator==(const Moe&) const = default;
 };

@@ -19,7 +19,11 @@
 //     (docs/accounting.md, 9): h x q_lora + q_lora x n dv for queries, h x dv for the single
 //     key/value latent, n dv x o_lora and o_groups o_lora x h for the grouped
 //     output; the compressor (4 h dv for CSA, 2 h dv for HCA); CSA's indexer
-//     (4 h hd for its compressor, q_lora x nh hd, h x nh).
+//     (4 h hd for its compressor, q_lora x nh hd, h x nh). Its layout adds
+//     the query LoRA's and the latent's norms (q_lora + dv), a sink per head,
+//     and per compressor a position bias per pooled token and output (4 x 2
+//     dv at CSA, 128 x dv at HCA; 4 x 2 hd for CSA's indexer, biases) and the
+//     norm of its entries (dv; hd).
 //   - DeepSeek-V4.1 attention (CSA2): DeepSeek-V4's query, latent and output
 //     projections; on a cache's source layer the compressor (h x dv, and a
 //     gate of h x dv above ratio 1); on an index source q_lora x nh hd and h
@@ -81,15 +85,14 @@
 //   - manifold hyper-connections' static parameters over n streams: per
 //     sublayer (2 + n) n mixing biases and 3 scales, per head n biases and a
 //     scale (biases and per-head scalars);
-//   - the router's expert bias (one per expert) and the shared expert's gate
-//     (h); with router_scales (Gemma 4) the router's input scale (h, a norm)
-//     and its per-expert scales (per-head scalars); with layer_scalars a
-//     per-head scalar per layer;
+//   - the router's expert bias (one per expert, none on a hash-routed MoE)
+//     and the shared expert's gate (h); with router_scales (Gemma 4) the
+//     router's input scale (h, a norm) and its per-expert scales (per-head
+//     scalars); with layer_scalars a per-head scalar per layer;
 //   - the router (h x experts), counted with the MoE components.
 // With a tied embedding the output layer is the embedding table: counted
 // once, as the embedding, and active (a token multiplies by all of it).
-// Not counted: DeepSeek-V4 attention's norms, sinks and compressor position
-// biases, the gated delta product's scalars, and the gated-residual
+// Not counted: the gated delta product's scalars and the gated-residual
 // hyper-connections' static parameters.
 //
 // Active parameters are those one token's products use: every weight above

@@ -73,7 +73,8 @@ const std::vector<Preset>& presets();
 Result<Preset> find_preset(std::string_view name);
 
 // The preset's model (from its args, with its parameter_layout, or from its
-// Hugging Face config, named by title). A Hugging Face config is imported with unknown fields rejected, so
+// Hugging Face config with the default context as Megatron-LM's seq_length,
+// named by title). A Hugging Face config is imported with unknown fields rejected, so
 // that a preset never counts a field away silently.
 Result<Model> preset_model(const Preset& preset);
 

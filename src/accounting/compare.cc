@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -243,10 +244,12 @@ std::string maxtext_deepseek_v4_unexpressed(const Model& model) {
     return "MaxText's DeepSeek-V4 function has manifold-constrained hyper-connections only";
   }
   if (has_ngram_memory(model)) return "compare does not model MaxText's count of n-gram memory (its Engram layers)";
-  const Moe* first = nullptr;
+  // Hash routing changes parameters, not FLOPs: its layers have the same shape.
+  std::optional<Moe> first;
   const bool unequal_moe = any_layer(model, [&](const Layer& l) {
-    const Moe& moe = std::get<Moe>(*l.channel_mixer);
-    if (!first) first = &moe;
+    Moe moe = std::get<Moe>(*l.channel_mixer);
+    moe.hash_routed = false;
+    if (!first) first = moe;
     return !(moe == *first);
   });
   if (unequal_moe) return "MaxText's DeepSeek-V4 function has one MoE shape for every layer";

@@ -356,6 +356,14 @@ TEST(CompareTest, DeepSeekV4ByEachFrameworksRule) {
   const Int128 hca = window + 2 * nd * l * l / 256;
   expect_flops(got, "maxtext", 6 * (l * per_token + window + csa + hca));
 
+  // A hash-routed layer (DeepSeek-V4's first num_hash_layers) differs in its
+  // router's parameters only: every framework's number is the same.
+  Model hashed = v4_model();
+  Layer first = hashed.layers[0];
+  std::get<Moe>(*first.channel_mixer).hash_routed = true;
+  hashed.layers.set(0, first);
+  EXPECT_EQ(numbers(hashed, l), got);
+
   const Comparison c = compare_frameworks(v4_model(), 40, 1).value();
   const FrameworkCount& maxtext = c.frameworks[static_cast<std::size_t>(Framework::kMaxText)];
   std::vector<std::string> names;

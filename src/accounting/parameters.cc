@@ -161,12 +161,25 @@ void add_mixer(Parts& p, const CompressedSparseAttention& a, const Context& c) {
   const Int128 h = c.h, n = a.num_heads, dv = a.head_dim, q_lora = a.q_lora_rank, o_lora = a.o_lora_rank;
   p.weight(Component::kAttentionProjections,
            h * q_lora + q_lora * n * dv + h * dv + n * dv * o_lora + Int128{a.o_groups} * o_lora * h);
+  p.add(ParameterKind::kNorm, q_lora + dv);  // the query LoRA's and the latent's
+  if (c.layout.attention_sinks) p.add(ParameterKind::kPerHeadScalar, n);
+  // A compressor of `width` outputs pooling `ratio` tokens: its key/value and
+  // gate projections (twice the width where windows overlap, at ratio 4), a
+  // position bias per token of the window and output, and the norm of its
+  // entries.
+  const auto add_compressor = [&](Component component, Int128 ratio, Int128 width) {
+    const Int128 overlap = ratio == 4 ? 2 : 1;
+    p.weight(component, 2 * h * overlap * width);
+    p.add(ParameterKind::kBias, ratio * overlap * width);
+    p.add(ParameterKind::kNorm, width);
+  };
+  if (a.kind == Kind::kWindow) return;
+  const Int128 ratio = compression_ratio(a.kind);
+  add_compressor(Component::kKvCompressor, ratio, dv);
   if (a.kind == Kind::kCsa) {
     const Int128 nh = a.indexer_num_heads, hd = a.indexer_head_dim;
-    p.weight(Component::kKvCompressor, 4 * h * dv);
-    p.weight(Component::kIndexerProjections, 4 * h * hd + q_lora * nh * hd + h * nh);
-  } else if (a.kind == Kind::kHca) {
-    p.weight(Component::kKvCompressor, 2 * h * dv);
+    add_compressor(Component::kIndexerProjections, ratio, hd);  // the indexer's own compressor, at ratio 4
+    p.weight(Component::kIndexerProjections, q_lora * nh * hd + h * nh);
   }
 }
 
@@ -269,7 +282,7 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
       p.add(ParameterKind::kBias, mlp_biases(m.gated, *m.shared_expert_ffn_hidden_size, h));
     }
   }
-  if (layout.expert_bias) p.add(ParameterKind::kExpertBias, experts + m.zero_experts.value_or(0));
+  if (layout.expert_bias && !m.hash_routed) p.add(ParameterKind::kExpertBias, experts + m.zero_experts.value_or(0));
   if (layout.shared_expert_gate && m.shared_expert_ffn_hidden_size) p.add(ParameterKind::kGate, h);
   // Beside the layer's input and output norms (the shared expert's branch):
   // the routed experts' input norm and both branches' output norms.

@@ -408,23 +408,38 @@ Result<Model> import_deepseek_v4(Fields& config, Notes&) {
   if (dense_layers.value_or(0) != 0) {
     return config.invalid("first_k_dense_replace", *dense_layers, "must be 0: DeepSeek-V4 has no dense layers");
   }
+  // The layers that route by hashing token ids: mlp_layer_types, else the
+  // first num_hash_layers (3 unless given, as Transformers' DeepseekV4Config).
+  TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> hash_layers,
+                              config.optional_non_negative("num_hash_layers"));
+  std::vector<bool> hash_routed(static_cast<std::size_t>(layers));
+  for (std::int64_t i = 0; i < layers; ++i) {
+    hash_routed[static_cast<std::size_t>(i)] =
+        mlp_types ? (*mlp_types)[static_cast<std::size_t>(i)] == "hash_moe" : i < hash_layers.value_or(3);
+  }
   ignore_routing(config);
   // Manifold-constrained hyper-connections over hc_mult residual streams.
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> streams, config.optional_positive("hc_mult"));
   if (streams) model.hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, *streams, 0};
   // The rope split of head_dim, the Sinkhorn iterations and epsilon (no
   // products), and settings of numerics and routing.
-  config.ignore({"qk_rope_head_dim", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit",
-                 "num_hash_layers", "expert_dtype"});
+  config.ignore(
+      {"qk_rope_head_dim", "hc_sinkhorn_iters", "hc_eps", "compress_rope_theta", "swiglu_limit", "expert_dtype"});
 
-  const auto layer = [&](Kind kind) {
+  const auto layer = [&](Kind kind, bool hashed) {
     CompressedSparseAttention a = attention;
     a.kind = kind;
-    return Layer{Mixer{a}, ChannelMixer{moe}};
+    Moe m = moe;
+    m.hash_routed = hashed;
+    return Layer{Mixer{a}, ChannelMixer{m}};
   };
-  for (std::int64_t i = 0; i < layers; ++i) model.layers.push_back(layer(kinds[static_cast<std::size_t>(i)]));
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    model.layers.push_back(layer(kinds[at], hash_routed[at]));
+  }
+  // MTP depths route by scores: their layer ids follow the decoder's.
   for (std::int64_t d = 0; d < depths; ++d) {
-    model.mtp_depths.push_back({layer(kinds[static_cast<std::size_t>(layers + d)])});
+    model.mtp_depths.push_back({layer(kinds[static_cast<std::size_t>(layers + d)], false)});
   }
   return model;
 }

@@ -94,6 +94,13 @@ Status read_parameter_layout(Fields& config, Model& model) {
     layout.expert_bias = true;  // e_score_correction_bias, one per routed expert
     return Ok{};
   }
+  if (type == "deepseek_v4") {
+    // A sink logit per head in every attention; the router's bias on every
+    // layer that does not route by hashing token ids (the MoE says which).
+    layout.attention_sinks = true;
+    layout.expert_bias = true;
+    return Ok{};
+  }
   if (type == "glm4_moe") {
     layout.expert_bias = true;
     TRAINFLOPS_ASSIGN_OR_RETURN(layout.qkv_biases, flag_or(config, "attention_bias", false));

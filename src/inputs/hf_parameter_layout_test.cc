@@ -59,7 +59,7 @@ TEST(HfParameterLayoutTest, ReleaseConfigsCountTheirCheckpoints) {
     EXPECT_EQ(to_decimal(stored(p, row)), std::to_string(expected));
     ++rows;
   }
-  EXPECT_EQ(rows, 11);
+  EXPECT_EQ(rows, 13);
 }
 
 // Small models, counted by hand: h = 64, 2 layers, 4 heads of 16 (2
@@ -124,6 +124,58 @@ TEST(HfParameterLayoutTest, Gemma3OneBCountsItsCheckpoint) {
       "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
       "vocab_size": 262144, "sliding_window": 512, "sliding_window_pattern": 6})";
   EXPECT_EQ(to_decimal(parameters_of(config).total().total), "999885952");
+}
+
+// DeepSeek-V4 against a reference implementation's modules, built on one
+// small config and counted by parameter
+// (tests/data/parameters/deepseek_v4_reference_modules.json, NeMo
+// Automodel's DeepSeek-V4 modules as validation/deepseek_v4_reference_parameters.py
+// builds them): each attention kind (window, CSA, HCA) with its norms, sink
+// and compressors' position biases and norms, the hyper-connections of a
+// sublayer and of a head, and a hash-routed layer's router (no expert bias).
+TEST(HfParameterLayoutTest, DeepSeekV4CountsTheReferenceModules) {
+  const nlohmann::json reference = nlohmann::json::parse(test_file("parameters/deepseek_v4_reference_modules.json"));
+  const nlohmann::json& modules = reference["modules"];
+  const auto module = [&](const std::string& name) { return modules[name]["parameters"].get<std::int64_t>(); };
+  nlohmann::json config = reference["config"];
+  config["model_type"] = "deepseek_v4";
+  config["num_hidden_layers"] = 3;
+  config["num_key_value_heads"] = 1;
+  config["moe_intermediate_size"] = 7;
+  config["n_shared_experts"] = 1;
+  config["num_nextn_predict_layers"] = 1;
+  config["num_hash_layers"] = 1;
+  config["compress_ratios"].push_back(4);  // the MTP layer's: a CSA
+  const HfImport imported = import_hf_config(config.dump()).value();
+  const Model& model = imported.model;
+  const std::int64_t h = 48, vocabulary = 40, experts = 5, ffn = 7;
+  ASSERT_EQ(model.layers.size(), 3u);
+
+  // A layer's mixer alone: the attention module and its input norm (h).
+  const std::string kinds[] = {"attention_ratio_0", "attention_ratio_4", "attention_ratio_128"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(kinds[i]);
+    const Layer mixer{model.layers[i].mixer, std::nullopt};
+    const std::vector<KindParameters> parts = layer_parameters(mixer, h, model.parameter_layout).value();
+    Int128 sum = 0;
+    for (const KindParameters& kind : parts) sum += kind.count.total;
+    EXPECT_EQ(to_decimal(sum), std::to_string(module(kinds[i]) + h));
+  }
+
+  // The whole model: each layer's attention, two norms, two
+  // hyper-connections and its MoE (routed and shared experts of 3 h ffn, the
+  // router's h x experts, and its expert bias unless hash-routed); the MTP
+  // depth's e and h projections (2 h x h), its three norms and its head's
+  // hyper-connections beside its layer; the table, the output layer, the
+  // final norm and the head's hyper-connections.
+  const std::int64_t moe = (experts + 1) * 3 * h * ffn + module("hash_gate");
+  const std::int64_t sublayers = 2 * h + 2 * module("hyper_connection");
+  const std::int64_t layers = module("attention_ratio_0") + module("attention_ratio_4") +
+                              module("attention_ratio_128") + 3 * (sublayers + moe) + 2 * experts;
+  const std::int64_t mtp =
+      2 * h * h + 3 * h + module("hyper_head") + module("attention_ratio_4") + sublayers + moe + experts;
+  const std::int64_t head = 2 * vocabulary * h + h + module("hyper_head");
+  EXPECT_EQ(to_decimal(count_parameters(model).value().total().total), std::to_string(layers + mtp + head));
 }
 
 TEST(HfParameterLayoutTest, BiasesTheCountCannotHoldAreErrors) {

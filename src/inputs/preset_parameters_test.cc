@@ -141,14 +141,32 @@ struct ZooCase {
 
 // The ratios (docs/presets.md explains each one's departure from 1).
 const ZooCase kZoo[] = {
-    {"deepseek-v3", "0.9972"},    {"deepseek-v3.2", "0.9825"},       {"gemma-4-26b-a4b", "0.9972"},
-    {"gemma-4-31b", "1.0000"},    {"glm-4.7-flash", "0.9985"},       {"glm-5", "0.9855"},
-    {"glm-5.2", "0.9939"},        {"gpt-oss-120b", "0.9974"},        {"kimi-k2", "0.9948"},
-    {"kimi-k3", "0.9987"},        {"kimi-linear-48b-a3b", "1.0086"}, {"llama-3.1-405b", "1.0000"},
-    {"llama-3.1-70b", "1.0000"},  {"llama-3.1-8b", "1.0000"},        {"minimax-m2", "0.9960"},
-    {"minimax-m3", "0.9940"},     {"mixtral-8x7b", "0.9999"},        {"nemotron-3-nano-30b-a3b", "1.0105"},
-    {"nemotron-h-56b", "1.0143"}, {"qwen3-235b-a22b", "0.9977"},     {"qwen3-next-80b-a3b", "1.0061"},
-    {"qwen3.5-27b", "1.0055"},    {"qwen3.5-35b-a3b", "1.0118"},     {"qwen3.8-2.4t-a95b", "1.0020"},
+    {"deepseek-v3", "0.9972"},
+    {"deepseek-v3.2", "0.9825"},
+    {"deepseek-v4-flash", "0.9974"},
+    {"deepseek-v4-pro", "0.9971"},
+    {"gemma-4-26b-a4b", "0.9972"},
+    {"gemma-4-31b", "1.0000"},
+    {"glm-4.7-flash", "0.9985"},
+    {"glm-5", "0.9855"},
+    {"glm-5.2", "0.9939"},
+    {"gpt-oss-120b", "0.9974"},
+    {"kimi-k2", "0.9948"},
+    {"kimi-k3", "0.9987"},
+    {"kimi-linear-48b-a3b", "1.0086"},
+    {"llama-3.1-405b", "1.0000"},
+    {"llama-3.1-70b", "1.0000"},
+    {"llama-3.1-8b", "1.0000"},
+    {"minimax-m2", "0.9960"},
+    {"minimax-m3", "0.9940"},
+    {"mixtral-8x7b", "0.9999"},
+    {"nemotron-3-nano-30b-a3b", "1.0105"},
+    {"nemotron-h-56b", "1.0143"},
+    {"qwen3-235b-a22b", "0.9977"},
+    {"qwen3-next-80b-a3b", "1.0061"},
+    {"qwen3.5-27b", "1.0055"},
+    {"qwen3.5-35b-a3b", "1.0118"},
+    {"qwen3.8-2.4t-a95b", "1.0020"},
 };
 
 ModelParameters parameters_of(const Preset& preset) { return count_parameters(preset_model(preset).value()).value(); }
@@ -210,7 +228,7 @@ TEST(PresetZooTest, ParametersEqualTheReleasedCheckpoints) {
     }
     ++rows;
   }
-  EXPECT_EQ(rows, 18);
+  EXPECT_EQ(rows, 20);
 }
 
 // What the presets count in their layouts, at h = the model's: Llama-3.1-8B's

@@ -48,6 +48,8 @@ TEST(PresetReleaseConfigsTest, PresetsBuildTheModelsOfTheirReleaseConfigs) {
       "megatron mode counts the Megatron-LM arguments Megatron-Bridge sets for this config, which Megatron-LM's "
       "function refuses (model mode counts the config as it is): linear_attention_freq: the list has ";
   const Case cases[] = {
+      {"deepseek-v4-flash", "deepseek-v4-flash.json", std::nullopt},
+      {"deepseek-v4-pro", "deepseek-v4-pro.json", std::nullopt},
       {"gemma-4-26b-a4b", "gemma-4-26b-a4b.json", std::nullopt},
       {"qwen3.5-27b", "qwen3.5-27b.json", refused + "64 entries; it must have num_layers + mtp_num_layers = 65"},
       {"qwen3.5-35b-a3b", "qwen3.5-35b-a3b.json", refused + "40 entries; it must have num_layers + mtp_num_layers = 41"},

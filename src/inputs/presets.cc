@@ -170,6 +170,9 @@ Result<Model> preset_model(const Preset& preset) {
     Result<HfImport> imported = import_hf_config(*preset.hf_config, UnknownFields::kRejected);
     if (!imported.ok()) return imported.error().context("preset " + preset.name);
     model = std::move(imported).value().model;
+    // The default context is the seq_length a Megatron-LM run of the preset
+    // reads, as args' seq_length is (its DeepSeek-V4 estimate on packed batches).
+    model.megatron_seq_length = preset.seq_length;
   }
   model.name = preset.title;
   return model;
