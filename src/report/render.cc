@@ -139,7 +139,7 @@ std::string render_table(const Report& report, LayerRows layers) {
   }
 
   if (!report.megatron_omissions.empty()) {
-    out += "\n" + pad_right("left out by Megatron-LM's function", 36) + pad_right("megatron mode", 42) +
+    out += "\n" + pad_right("not in megatron mode's count", 36) + pad_right("megatron mode", 42) +
            pad_left("model mode", 13) + "\n";
     for (const MegatronOmission& omission : report.megatron_omissions) {
       const std::string flops = !omission.flops          ? "-"
