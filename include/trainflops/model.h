@@ -588,6 +588,9 @@ struct ParameterLayout {
   // and a scale per expert on the selected experts' weights.
   bool router_scales = false;
   bool layer_scalars = false;  // a scalar multiplying each layer's output (Gemma 4's layer_scalar)
+  // A norm of the latent width on a latent MoE's combined routed output,
+  // before its projection back to h (Kimi K3's latent_moe_use_norm).
+  bool latent_expert_norm = false;
 
   bool operator==(const ParameterLayout&) const = default;
 };

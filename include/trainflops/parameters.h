@@ -88,7 +88,8 @@
 //   - the router's expert bias (one per expert, none on a hash-routed MoE)
 //     and the shared expert's gate (h); with router_scales (Gemma 4) the
 //     router's input scale (h, a norm) and its per-expert scales (per-head
-//     scalars); with layer_scalars a per-head scalar per layer;
+//     scalars); with layer_scalars a per-head scalar per layer; with
+//     latent_expert_norm (Kimi K3) a norm of the latent width per latent MoE;
 //   - the router (h x experts), counted with the MoE components.
 // With a tied embedding the output layer is the embedding table: counted
 // once, as the embedding, and active (a token multiplies by all of it).

@@ -291,6 +291,7 @@ void add_channel_mixer(Parts& p, const Moe& m, const Context& c) {
     p.add(ParameterKind::kNorm, h);  // the scale of the router's normalized input
     p.add(ParameterKind::kPerHeadScalar, experts);
   }
+  if (layout.latent_expert_norm && m.latent_size) p.add(ParameterKind::kNorm, c.norm(*m.latent_size));
 }
 
 void add_ngram_memory(Parts& p, const NgramMemory& m, Int128 h) {

@@ -702,10 +702,10 @@ Result<Model> import_kimi_linear(Fields& config, Notes& notes) {
   } else {
     config.ignore({"intermediate_size"});
   }
-  // Routing, the latent experts' norm, the activation's shape and the context
-  // length: no products.
+  // Routing, the activation's shape and the context length: no products (the
+  // latent experts' norm is read with the parameter layout).
   config.ignore({"moe_renormalize", "moe_router_activation_func", "routed_scaling_factor", "use_grouped_topk",
-                 "num_expert_group", "topk_group", "topk_method", "latent_moe_use_norm", "activation_situ_beta",
+                 "num_expert_group", "topk_group", "topk_method", "activation_situ_beta",
                  "activation_situ_linear_beta", "model_max_length"});
   // Kimi K3's attention residuals, over blocks of this many layers.
   TRAINFLOPS_ASSIGN_OR_RETURN(const std::optional<std::int64_t> block_size,

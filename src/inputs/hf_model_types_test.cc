@@ -469,6 +469,13 @@ TEST(HfModelTypesTest, KimiK3sTextModelHasItsGates) {
   EXPECT_EQ(*model.layers[2].mixer, Mixer(MlaAttention{2, 16, 8, 4, 2, 4, true}));
   EXPECT_EQ(std::get<Moe>(*model.layers[1].channel_mixer), (Moe{8, 2, 12, 24, 32, true}));
   EXPECT_EQ(model.attention_residuals, AttentionResiduals{2});
+  // The latent experts' norm (latent_moe_use_norm): 32 on each of the 2 MoE layers.
+  ASSERT_TRUE(model.parameter_layout.latent_expert_norm);
+  Model without_norm = model;
+  without_norm.parameter_layout.latent_expert_norm = false;
+  EXPECT_EQ(to_decimal(count_parameters(model).value().decoder.total -
+                       count_parameters(without_norm).value().decoder.total),
+            "64");
   ASSERT_GE(import.value().assumed.size(), 1u);
   EXPECT_EQ(import.value().assumed[0],
             "chunk_size = 64: the config does not say in what chunks training runs the delta rule; executed mode "

@@ -92,6 +92,10 @@ Status read_parameter_layout(Fields& config, Model& model) {
   }
   if (one_of(type, {"deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe_lite", "glm_moe_dsa", "kimi_linear"})) {
     layout.expert_bias = true;  // e_score_correction_bias, one per routed expert
+    if (type == "kimi_linear") {
+      // Kimi K3's routed_expert_norm, on the latent experts' combined output.
+      TRAINFLOPS_ASSIGN_OR_RETURN(layout.latent_expert_norm, flag_or(config, "latent_moe_use_norm", false));
+    }
     return Ok{};
   }
   if (type == "deepseek_v4") {
