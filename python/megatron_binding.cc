@@ -149,8 +149,7 @@ struct ArgTypes {
 void check_types(const MegatronArgs& args, const ArgTypes& types) {
   if (args.hybrid_layer_pattern) return;
   const bool moe = args.num_experts.has_value();
-  const std::string variant = args.experimental_attention_variant.value_or("");
-  const bool linear = variant == "gated_delta_net" || variant == "gdn" || variant == "gdn2" || variant == "kda";
+  const bool linear = has_linear_attention_variant(args);
   if (moe && types.moe_layer_freq) {
     throw ErrorException("args.moe_layer_freq = " + python_repr(types.moe_layer_freq) +
                          ": Megatron-LM takes an int or a list (its function raises for anything else)");
@@ -163,7 +162,7 @@ void check_types(const MegatronArgs& args, const ArgTypes& types) {
     return frequency && std::holds_alternative<std::int64_t>(*frequency);
   };
   if (types.float_layer_count && ((moe && int_frequency(args.moe_layer_freq)) ||
-                                  (linear && int_frequency(args.linear_attention_freq)) || variant == "dsa")) {
+                                  (linear && int_frequency(args.linear_attention_freq)) || args.experimental_attention_variant == "dsa")) {
     throw ErrorException(
         "args.num_layers and args.mtp_num_layers: must be ints here (Megatron-LM's function runs range() over "
         "the layers)");

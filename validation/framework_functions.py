@@ -121,7 +121,7 @@ def megatron_bridge(checkout, megatron_lm):
     except RuntimeError:  # Megatron-Core's imports not resolvable from its source alone
         function = bridge_function.load(checkout, megatron_lm)
 
-    def run(args, length):
+    def run(args, length, batch_size=1):
         model = dict.fromkeys(BRIDGE_FIELDS)
         if args.get("hybrid_layer_pattern"):
             args = with_argument_defaults(args)  # as Megatron-Core's TransformerConfig sets them
@@ -142,7 +142,7 @@ def megatron_bridge(checkout, megatron_lm):
                      multi_latent_attention=args.get("multi_latent_attention", False),
                      num_query_groups=args.get("num_query_groups") if args.get("group_query_attention") else None,
                      kv_channels=args.get("kv_channels") or args["hidden_size"] // args["num_attention_heads"])
-        return function(Settings(model=Settings(**model), peft=None), 1)
+        return function(Settings(model=Settings(**model), peft=None), batch_size)
 
     return run
 

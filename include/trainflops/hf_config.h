@@ -23,8 +23,9 @@
 //   - for the types whose Megatron-Bridge provider trainflops maps (qwen3_next,
 //     qwen3_5_text, qwen3_5_moe_text), bridge_args holds the Megatron-LM
 //     arguments that provider sets, and `megatron` mode counts them
-//     (model_input.h) as Megatron-LM's function does, which may differ from
-//     the checkpoint's architecture (Qwen3-Next's MTP layer);
+//     (model_input.h) as Megatron-LM's function does (or where that refuses
+//     them, as Megatron-Bridge's does), which may differ from the
+//     checkpoint's architecture (Qwen3-Next's MTP layer);
 //   - DSA indexers get grad mode kOff (a config does not say how the indexer
 //     trains); megatron_seq_length stays unset (a config has no training
 //     sequence length; max_position_embeddings is not one).

@@ -147,6 +147,11 @@ std::string_view megatron_branch_name(MegatronBranch branch);
 // dev; did you mean main?'.
 Result<MegatronBranch> parse_megatron_branch(std::string_view text);
 
+// Whether experimental_attention_variant names linear attention, which
+// Megatron-LM's standard path places by linear_attention_freq: gdn, gdn2,
+// gated_delta_net (gdn's old name) or kda.
+bool has_linear_attention_variant(const MegatronArgs& args);
+
 // Builds the model Megatron-LM's accounting sees on `branch`: the standard
 // transformer path, or the hybrid path when hybrid_layer_pattern is set (its
 // layer count is the pattern's: Megatron-LM's argument validation replaces

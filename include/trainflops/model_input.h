@@ -64,8 +64,10 @@ struct ResolvedModel {
   Model model;  // validated
   // What megatron mode counts instead of `model`: for a Hugging Face config
   // of a type whose Megatron-Bridge provider trainflops maps, the model of the
-  // Megatron-LM arguments that provider sets (HfImport::bridge_args), or why
-  // Megatron-LM's function refuses them. Unset for every other source.
+  // Megatron-LM arguments that provider sets (HfImport::bridge_args) as
+  // Megatron-LM's function counts them, else as Megatron-Bridge's own
+  // function does (`assumed` then says so), else why Megatron-LM's function
+  // refuses them. Unset for every other source.
   std::optional<Result<Model>> megatron_model;
   // The workload a source may name: Megatron-LM's --global-batch-size and
   // seq_length, a preset's seq_length.
@@ -87,8 +89,7 @@ Result<ResolvedModel> resolve_model(const ModelInput& input);
 // that model replaces `model` (or its error is returned: "megatron mode
 // counts the Megatron-LM arguments Megatron-Bridge sets for this config,
 // which Megatron-LM's function refuses (model mode counts the config as it
-// is): linear_attention_freq: the list has 48 entries; ..."); otherwise
-// `resolved` as it is.
+// is): <Megatron-LM's rule>"); otherwise `resolved` as it is.
 Result<ResolvedModel> counted_in(ResolvedModel resolved, Mode mode);
 
 // Trains every DSA indexer of `model` as `grad_mode` ("off", "detached",

@@ -1,5 +1,6 @@
 """Megatron mode from a Hugging Face config: the number Megatron-LM's own function gives on the
-arguments Megatron-Bridge's provider sets for it (tests/data/megatron_bridge_args.json), bit for bit."""
+arguments Megatron-Bridge's provider sets for it, or where that function refuses them, the number
+Megatron-Bridge's own function gives (tests/data/megatron_bridge_args.json), bit for bit."""
 import json
 from pathlib import Path
 
@@ -16,13 +17,8 @@ def test_megatron_mode_counts_the_arguments_bridge_sets(case, tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(case["hf_config"]))
     model = trainflops.Model(hf=path)
-    workload = case["workload"]
-    expected = case["main"]
-    if "raises" in expected:
-        with pytest.raises(trainflops.TrainflopsError) as raised:
-            trainflops.count(model, mode="megatron", **workload)
-        assert str(raised.value).startswith(
-            "megatron mode counts the Megatron-LM arguments Megatron-Bridge sets for this config, which Megatron-LM's "
-            "function refuses (model mode counts the config as it is): linear_attention_freq: the list has 48 entries")
-    else:
-        assert trainflops.count(model, mode="megatron", **workload).total == float.fromhex(expected["flops"])
+    refused = "raises" in case["main"]
+    expected = case["bridge_function"] if refused else case["main"]
+    assert trainflops.count(model, mode="megatron", **case["workload"]).total == float.fromhex(expected["flops"])
+    says_bridge = [s for s in model.assumed if s.startswith("Megatron-Bridge's function for megatron mode")]
+    assert len(says_bridge) == refused

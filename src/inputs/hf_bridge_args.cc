@@ -34,7 +34,10 @@ MegatronArgs bridge_args_qwen_hybrid(const json& config) {
   // The fields every provider maps by name (MegatronModelBridge.CONFIG_MAPPING).
   args.num_layers = optional_integer(config, "num_hidden_layers");
   args.hidden_size = optional_integer(config, "hidden_size");
+  // Without intermediate_size (the MoE configs), Megatron-Core's
+  // TransformerConfig sets 4h.
   args.ffn_hidden_size = optional_integer(config, "intermediate_size");
+  if (!args.ffn_hidden_size && args.hidden_size) args.ffn_hidden_size = 4 * *args.hidden_size;
   args.num_attention_heads = optional_integer(config, "num_attention_heads");
   args.num_query_groups = optional_integer(config, "num_key_value_heads");
   args.group_query_attention = args.num_query_groups.has_value();

@@ -785,7 +785,7 @@ Result<Model> standard_model(const MegatronArgs& a, Model model) {
   // counted over decoder and MTP layers together.
   const std::string variant = a.experimental_attention_variant.value_or("");
   const bool kimi_linear = variant == "kda";
-  const bool linear = variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net" || kimi_linear;
+  const bool linear = has_linear_attention_variant(a);
   const bool sparse = variant == "dsa";
   const bool compressed = variant == "dsv4_hybrid";
   if (!variant.empty() && !linear && !sparse && !compressed) {
@@ -1066,6 +1066,11 @@ Result<MegatronBranch> parse_megatron_branch(std::string_view text) {
     message += "; did you mean " + *near + "?";
   }
   return Error(message);
+}
+
+bool has_linear_attention_variant(const MegatronArgs& args) {
+  const std::string variant = args.experimental_attention_variant.value_or("");
+  return variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net" || variant == "kda";
 }
 
 Result<Model> model_from_megatron_args(const MegatronArgs& a, MegatronBranch branch) {

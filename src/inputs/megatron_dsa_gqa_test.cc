@@ -4,9 +4,9 @@
 // (tests/data/megatron_dsa_gqa.json, written by scripts/megatron-dsa-gqa).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "inputs/megatron_branch_records.h"
 #include "trainflops/count.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/model_input.h"
@@ -15,25 +15,12 @@ namespace trainflops {
 namespace {
 
 using nlohmann::json;
-
-json branch_records() {
-  std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/megatron_dsa_gqa.json");
-  return json::parse(in);
-}
-
-Workload workload_of(const json& w) {
-  if (w.contains("seq_length")) return Bshd{w.at("batch_size"), w.at("seq_length")};
-  return SequenceAggregates{w.at("total_real_tokens").get<std::int64_t>(),
-                            w.at("seqlen_squared_sum").get<std::int64_t>()};
-}
-
-Result<Model> model_of(const json& args, MegatronBranch branch = MegatronBranch::kMain) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs parsed, parse_megatron_args_json(args.dump()));
-  return model_from_megatron_args(parsed.args, branch);
-}
+using branch_records::model_of;
+using branch_records::read_branch_records;
+using branch_records::workload_of;
 
 TEST(MegatronDsaGqaTest, MegatronModeIsTheBranchsFunctionToTheBit) {
-  const json data = branch_records();
+  const json data = read_branch_records("megatron_dsa_gqa.json");
   ASSERT_EQ(data.at("commit"), "d7abd1415eebbafd8bce42dd70e8ef36e18c089f");
   std::size_t cases = 0;
   for (const json& record : data.at("cases")) {
@@ -51,7 +38,7 @@ TEST(MegatronDsaGqaTest, MegatronModeIsTheBranchsFunctionToTheBit) {
 // The D layers are grouped-query attention with the indexer, sharing top-k
 // selections as DSA does; megatron mode shows them with nothing counted.
 TEST(MegatronDsaGqaTest, DLayersAreDsaOverGroupedQueryAttention) {
-  const json records = branch_records().at("cases");
+  const json records = read_branch_records("megatron_dsa_gqa.json").at("cases");
   const struct {
     std::size_t record;
     std::vector<std::string> d_kinds;
@@ -83,7 +70,7 @@ TEST(MegatronDsaGqaTest, DLayersAreDsaOverGroupedQueryAttention) {
 }
 
 TEST(MegatronDsaGqaTest, TheExampleFlagsFileIsTheBranchsExample) {
-  const json example = branch_records().at("cases").at(0);
+  const json example = read_branch_records("megatron_dsa_gqa.json").at("cases").at(0);
   ASSERT_EQ(example.at("name"), "8B example");
   ModelInput input;
   input.megatron_flags = std::vector<std::string>{"@" + std::string(TRAINFLOPS_TEST_DATA) +
@@ -101,7 +88,7 @@ TEST(MegatronDsaGqaTest, TheExampleFlagsFileIsTheBranchsExample) {
 }
 
 TEST(MegatronDsaGqaTest, RefusalsNameTheArgument) {
-  const json example = branch_records().at("cases").at(0).at("args");
+  const json example = read_branch_records("megatron_dsa_gqa.json").at("cases").at(0).at("args");
   const struct {
     const char* name;
     json patch;

@@ -5,9 +5,9 @@
 // (tests/data/megatron_kda.json, written by scripts/megatron-kda).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "inputs/megatron_branch_records.h"
 #include "trainflops/count.h"
 #include "trainflops/megatron_args.h"
 #include "trainflops/model_input.h"
@@ -16,22 +16,9 @@ namespace trainflops {
 namespace {
 
 using nlohmann::json;
-
-json pull_request_records() {
-  std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/megatron_kda.json");
-  return json::parse(in);
-}
-
-Workload workload_of(const json& w) {
-  if (w.contains("seq_length")) return Bshd{w.at("batch_size"), w.at("seq_length")};
-  return SequenceAggregates{w.at("total_real_tokens").get<std::int64_t>(),
-                            w.at("seqlen_squared_sum").get<std::int64_t>()};
-}
-
-Result<Model> model_of(const json& args, MegatronBranch branch) {
-  TRAINFLOPS_ASSIGN_OR_RETURN(const ParsedMegatronArgs parsed, parse_megatron_args_json(args.dump()));
-  return model_from_megatron_args(parsed.args, branch);
-}
+using branch_records::model_of;
+using branch_records::read_branch_records;
+using branch_records::workload_of;
 
 double megatron_flops(const json& record, MegatronBranch branch) {
   const Result<Model> model = model_of(record.at("args"), branch);
@@ -45,7 +32,7 @@ double megatron_flops(const json& record, MegatronBranch branch) {
 // The pull request is based on Megatron-LM's dev branch: megatron mode on dev
 // is its function, to the bit, on every case.
 TEST(MegatronKdaTest, MegatronModeOnDevIsThePullRequestsFunctionToTheBit) {
-  const json data = pull_request_records();
+  const json data = read_branch_records("megatron_kda.json");
   ASSERT_EQ(data.at("commit"), "7f3c18b0b8a864b677e67fdefe8a82d25ec78281");
   std::size_t cases = 0;
   for (const json& record : data.at("cases")) {
@@ -60,7 +47,7 @@ TEST(MegatronKdaTest, MegatronModeOnDevIsThePullRequestsFunctionToTheBit) {
 // only where main's hybrid function does: no MTP projection and norms, 2h^2 +
 // 3h multiply-adds per token and depth, trained.
 TEST(MegatronKdaTest, MegatronModeOnMainDiffersOnlyByTheHybridMtpProjection) {
-  const json records = pull_request_records().at("cases");
+  const json records = read_branch_records("megatron_kda.json").at("cases");
   std::size_t hybrid_mtp = 0;
   for (const json& record : records) {
     SCOPED_TRACE(record.at("name").get<std::string>() + ", " + record.at("workload").dump());
@@ -81,7 +68,7 @@ TEST(MegatronKdaTest, MegatronModeOnMainDiffersOnlyByTheHybridMtpProjection) {
 }
 
 TEST(MegatronKdaTest, TheLayersAreKimiDeltaAttentionWithFullRankGates) {
-  const json records = pull_request_records().at("cases");
+  const json records = read_branch_records("megatron_kda.json").at("cases");
   const auto kda = [](std::int64_t heads, std::int64_t head_dim, std::int64_t kernel) -> Mixer {
     return KimiDeltaAttention{.num_heads = heads, .head_dim = head_dim, .conv_kernel_dim = kernel};
   };
@@ -124,7 +111,7 @@ TEST(MegatronKdaTest, TheLayersAreKimiDeltaAttentionWithFullRankGates) {
 // Model mode counts the same layer: its projections, convolutions and
 // recurrent delta rule are the terms Megatron-LM's function charges.
 TEST(MegatronKdaTest, ModelModeChargesTheKdaLayersAsThePullRequest) {
-  const json records = pull_request_records().at("cases");
+  const json records = read_branch_records("megatron_kda.json").at("cases");
   for (std::size_t record : {0u, 3u, 15u, 18u}) {
     const json& r = records.at(record);
     SCOPED_TRACE(r.at("name").get<std::string>());
@@ -150,7 +137,7 @@ TEST(MegatronKdaTest, ModelModeChargesTheKdaLayersAsThePullRequest) {
 }
 
 TEST(MegatronKdaTest, RefusesWhatThePullRequestRefuses) {
-  const json refused = pull_request_records().at("refused");
+  const json refused = read_branch_records("megatron_kda.json").at("refused");
   ASSERT_EQ(refused.size(), 3u);
   const std::string kLayout =
       ": Kimi Delta Attention needs as many value heads as key heads, each as wide (Megatron-LM's "
@@ -172,7 +159,7 @@ TEST(MegatronKdaTest, RefusesWhatThePullRequestRefuses) {
   }
   // The GPT path has no defaults for the sizes: Megatron-LM's function
   // multiplies the None.
-  json args = pull_request_records().at("cases").at(0).at("args");
+  json args = read_branch_records("megatron_kda.json").at("cases").at(0).at("args");
   args.erase("linear_key_head_dim");
   const Result<Model> model = model_of(args, MegatronBranch::kMain);
   ASSERT_FALSE(model.ok());
@@ -180,7 +167,7 @@ TEST(MegatronKdaTest, RefusesWhatThePullRequestRefuses) {
 }
 
 TEST(MegatronKdaTest, ThePullRequestsFlagsReadAsItsArguments) {
-  const json first = pull_request_records().at("cases").at(0);
+  const json first = read_branch_records("megatron_kda.json").at("cases").at(0);
   ModelInput input;
   input.megatron_flags = std::vector<std::string>{
       "--num-layers", "8", "--hidden-size", "2048", "--num-attention-heads", "16", "--group-query-attention",

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
+#include <variant>
 
 #include "base/input_file.h"
 #include "trainflops/hf_config.h"
@@ -39,19 +41,51 @@ Result<ResolvedModel> from_parsed_args(ParsedMegatronArgs parsed, bool megatron_
   return resolved;
 }
 
+// Megatron-Bridge's own function, which its training loop runs, takes a
+// linear_attention_freq list of one entry per decoder layer with MTP depths
+// (Megatron-LM's refuses it) and charges each MTP layer as the last decoder
+// layer, whose spec Bridge's MTP reuses. Megatron-LM's function counts the
+// same on the list with that last entry repeated once per depth.
+std::optional<MegatronArgs> as_bridge_function_counts(const MegatronArgs& args) {
+  if (!args.linear_attention_freq || !args.num_layers || args.mtp_num_layers.value_or(0) <= 0) return std::nullopt;
+  const auto* decoder = std::get_if<std::vector<std::int64_t>>(&*args.linear_attention_freq);
+  if (!decoder || decoder->empty() || std::ssize(*decoder) != *args.num_layers) return std::nullopt;
+  MegatronArgs counted = args;
+  auto& pattern = std::get<std::vector<std::int64_t>>(*counted.linear_attention_freq);
+  pattern.insert(pattern.end(), static_cast<std::size_t>(*args.mtp_num_layers), decoder->back());
+  return counted;
+}
+
+// Megatron mode counts the arguments Megatron-Bridge's provider sets with
+// Megatron-LM's function, or where that refuses them and Bridge's own
+// function counts them, with Bridge's (`assumed` says so).
+Result<Model> megatron_mode_model(const MegatronArgs& bridge_args, MegatronBranch branch,
+                                  std::vector<std::string>& assumed) {
+  Result<Model> counted = model_from_megatron_args(bridge_args, branch);
+  if (counted.ok()) return counted;
+  const std::optional<MegatronArgs> bridge_function_args = as_bridge_function_counts(bridge_args);
+  if (bridge_function_args) {
+    Result<Model> bridge_counted = model_from_megatron_args(*bridge_function_args, branch);
+    if (bridge_counted.ok()) {
+      assumed.push_back(
+          "Megatron-Bridge's function for megatron mode, as Bridge's training loop counts: Megatron-LM's refuses the "
+          "arguments Bridge sets for this config (" +
+          counted.error().message() + "); Bridge's charges each MTP depth as the last decoder layer");
+      return bridge_counted;
+    }
+  }
+  return counted.error().context(
+      "megatron mode counts the Megatron-LM arguments Megatron-Bridge sets for this config, which Megatron-LM's "
+      "function refuses (model mode counts the config as it is)");
+}
+
 Result<ResolvedModel> from_hf_import(Result<HfImport> import, std::string_view where, MegatronBranch branch) {
   TRAINFLOPS_ASSIGN_OR_RETURN(HfImport imported, std::move(import));
   ResolvedModel resolved;
   if (imported.bridge_args) {
-    Result<Model> bridged = model_from_megatron_args(*imported.bridge_args, branch);
-    if (bridged.ok()) {
-      bridged.value().name = imported.model.name;
-      resolved.megatron_model = std::move(bridged);
-    } else {
-      resolved.megatron_model = bridged.error().context(
-          "megatron mode counts the Megatron-LM arguments Megatron-Bridge sets for this config, which Megatron-LM's "
-          "function refuses (model mode counts the config as it is)");
-    }
+    Result<Model> megatron = megatron_mode_model(*imported.bridge_args, branch, imported.assumed);
+    if (megatron.ok()) megatron.value().name = imported.model.name;
+    resolved.megatron_model = std::move(megatron);
   }
   resolved.model = std::move(imported.model);
   resolved.ignored = std::move(imported.ignored);
