@@ -197,7 +197,10 @@ TEST(CompareCommandTest, NemoAutomodelRowsAreWhatItsOwnFormulasReturned) {
     aligned += record.contains("difference");
     ++records;
   }
-  EXPECT_EQ(records, 48u);  // 15 presets and Nemotron-3-Nano's release config at 3 lengths
+  // 15 presets given as Megatron-LM arguments, 3 as release configs
+  // (GLM-4.7-Flash, Qwen3.5-27B and -35B-A3B) and Nemotron-3-Nano's release
+  // config, at 3 lengths.
+  EXPECT_EQ(records, 57u);
   EXPECT_EQ(aligned, 9u);   // deepseek-v3 and deepseek-v3.2 (MTP), gpt-oss-120b (windows)
 }
 
@@ -235,13 +238,15 @@ TEST(CompareCommandTest, HybridMambaRowsNameTheirConventions) {
 }
 
 // NeMo Automodel maps no formula from the config classes of Gemma 4, Kimi
-// Linear and DeepSeek-V4: it reports its generic transformer_flops estimate,
+// Linear, DeepSeek-V4 and a text-only Qwen3.5-MoE (Qwen3.8-2.4T-A95B's): it
+// reports its generic transformer_flops estimate (which raises on the last),
 // which compare names instead of modelling.
 TEST(CompareCommandTest, NemoAutomodelFallbackIsNamed) {
   for (const auto& [source, formula] : std::vector<std::pair<std::string, std::string>>{
            {"--preset gemma-4-31b", "NeMo Automodel has no Gemma 4 formula"},
            {"--preset kimi-linear-48b-a3b", "NeMo Automodel has no Kimi Delta Attention formula"},
-           {"--hf " + data("compare/deepseek-v4-flash.json"), "NeMo Automodel has no DeepSeek-V4 formula"}}) {
+           {"--hf " + data("compare/deepseek-v4-flash.json"), "NeMo Automodel has no DeepSeek-V4 formula"},
+           {"--preset qwen3.8-2.4t-a95b", "NeMo Automodel maps no formula from Qwen3_5MoeTextConfig"}}) {
     SCOPED_TRACE(source);
     const nlohmann::json c = json_of("compare " + source + " --seq-length 4096");
     const nlohmann::json& row = c["frameworks"][8];

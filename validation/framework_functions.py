@@ -23,7 +23,8 @@ branch's counts).
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
 NeMo Automodel's formulas take a Hugging Face config: they run on each
-preset's release config (automodel_config), and --write-automodel records
+preset's release config (automodel_config for a preset given as arguments,
+the config itself for one that holds it), and --write-automodel records
 them (tests/data/compare/nemo_automodel.jsonl), with the number for the
 recipe aligned where its formula leaves out part of the release's model.
 
@@ -326,10 +327,81 @@ def nemo_automodel(checkout):
 AUTOMODEL_RELEASE_CONFIGS = (("nemotron-3-nano-30b-a3b.json", "NemotronHConfig"),)
 
 
+def config_object(fields, klass):
+    """A config.json's fields as an object of `klass`, verbatim; a
+    multimodal wrapper's text_config as an object too."""
+    values = {k: v for k, v in fields.items() if v is not None}
+    if isinstance(values.get("text_config"), dict):
+        values["text_config"] = config_object(values["text_config"], klass.replace("Config", "TextConfig"))
+    return type(klass, (Settings,), {})(**values)
+
+
+def preset_config(name):
+    """The release config presets/`name`.json holds."""
+    with open(os.path.join(ROOT, "presets", name + ".json")) as f:
+        return json.load(f)["hf_config"]
+
+
 def release_config(config, klass):
     """tests/data/hf/`config` as an object of `klass`, its fields verbatim."""
     with open(os.path.join(ROOT, "tests", "data", "hf", config)) as f:
-        return type(klass, (Settings,), {})(**{k: v for k, v in json.load(f).items() if v is not None})
+        return config_object(json.load(f), klass)
+
+
+def glm4_moe_lite_args(config):
+    """GLM-4.7-Flash's release config (glm4_moe_lite: DeepSeek-V3's
+    architecture) as Megatron-LM arguments, as the DeepSeek-V3 preset gives
+    its own: MLA, dense layers before first_k_dense_replace, the shared
+    experts' width summed, the router's expert bias, MTP depths."""
+    layers, dense = config["num_hidden_layers"], config["first_k_dense_replace"]
+    return {
+        "num_layers": layers, "hidden_size": config["hidden_size"], "ffn_hidden_size": config["intermediate_size"],
+        "num_attention_heads": config["num_attention_heads"], "multi_latent_attention": True,
+        "q_lora_rank": config["q_lora_rank"], "kv_lora_rank": config["kv_lora_rank"],
+        "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
+        "v_head_dim": config["v_head_dim"], "swiglu": True, "padded_vocab_size": config["vocab_size"],
+        "num_experts": config["n_routed_experts"], "moe_layer_freq": [0] * dense + [1] * (layers - dense),
+        "moe_router_topk": config["num_experts_per_tok"], "moe_ffn_hidden_size": config["moe_intermediate_size"],
+        "moe_shared_expert_intermediate_size": config["n_shared_experts"] * config["moe_intermediate_size"],
+        "moe_router_enable_expert_bias": True, "mtp_num_layers": config["num_nextn_predict_layers"]}
+
+
+def qwen3_5_args(config):
+    """A Qwen3.5 or Qwen3.8 release config's language model as Megatron-LM
+    arguments: gated attention, a gated delta net on each linear_attention
+    layer, then the MTP depths as the checkpoint builds them (gated
+    attention: 0 in linear_attention_freq, which covers decoder and MTP
+    layers); the MoE's shared expert; ffn_hidden_size 4h where no layer is
+    dense (Megatron-Core's default)."""
+    text = config.get("text_config", config)
+    depths = text.get("mtp_num_hidden_layers") or 0
+    args = {
+        "num_layers": text["num_hidden_layers"], "hidden_size": text["hidden_size"],
+        "ffn_hidden_size": text.get("intermediate_size") or 4 * text["hidden_size"],
+        "num_attention_heads": text["num_attention_heads"], "group_query_attention": True,
+        "num_query_groups": text["num_key_value_heads"], "kv_channels": text["head_dim"], "swiglu": True,
+        "padded_vocab_size": text["vocab_size"], "attention_output_gate": True,
+        "experimental_attention_variant": "gated_delta_net",
+        "linear_attention_freq": [int(t == "linear_attention") for t in text["layer_types"]] + [0] * depths,
+        "linear_conv_kernel_dim": text["linear_conv_kernel_dim"], "linear_key_head_dim": text["linear_key_head_dim"],
+        "linear_value_head_dim": text["linear_value_head_dim"], "linear_num_key_heads": text["linear_num_key_heads"],
+        "linear_num_value_heads": text["linear_num_value_heads"], "mtp_num_layers": depths or None}
+    if text.get("num_experts"):
+        args.update(num_experts=text["num_experts"], moe_layer_freq=1, moe_router_topk=text["num_experts_per_tok"],
+                    moe_ffn_hidden_size=text["moe_intermediate_size"],
+                    moe_shared_expert_intermediate_size=text["shared_expert_intermediate_size"])
+    return args
+
+
+# Presets that hold a release config: the frameworks' arguments for it, and
+# the config class NeMo Automodel's get_flops_formula_for_hf_config reads it as
+# (the class Transformers builds from its model_type).
+RELEASE_PRESETS = {
+    "glm-4.7-flash": (glm4_moe_lite_args, "Glm4MoeLiteConfig"),
+    "qwen3.5-27b": (qwen3_5_args, "Qwen3_5Config"),
+    "qwen3.5-35b-a3b": (qwen3_5_args, "Qwen3_5MoeConfig"),
+    "qwen3.8-2.4t-a95b": (qwen3_5_args, "Qwen3_5MoeTextConfig"),
+}
 
 
 # Megatron-LM arguments: Nemotron-H-56B under the gated-delta-product spec.
@@ -534,6 +606,9 @@ def cases():
         if "args" not in preset:
             if preset["hf_config"].get("model_type") == "deepseek_v4":
                 yield preset["name"], ["--preset", preset["name"]], dsv4_settings(preset["hf_config"])
+            elif preset["name"] in RELEASE_PRESETS:
+                to_args, _ = RELEASE_PRESETS[preset["name"]]
+                yield preset["name"], ["--preset", preset["name"]], to_args(preset["hf_config"])
             continue  # another release config: HF_CASES runs the frameworks on those
         presets[preset["name"]] = preset["args"]
         yield preset["name"], ["--preset", preset["name"]], preset["args"]
@@ -611,14 +686,22 @@ def check_automodel(cli, checkout, records):
             print(f"{name:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {aligned:.15e}  "
                   f"compare {compared}  ({source})")
             records.append(record)
-    for config, klass in AUTOMODEL_RELEASE_CONFIGS:
-        options = ["--hf", "tests/data/hf/" + config]
+    releases = [(["--preset", name], config_object(preset_config(name), klass))
+                for name, (_, klass) in RELEASE_PRESETS.items()]
+    releases += [(["--hf", "tests/data/hf/" + config], release_config(config, klass))
+                 for config, klass in AUTOMODEL_RELEASE_CONFIGS]
+    for options, config in releases:
+        klass = type(config).__name__
         for length in LENGTHS:
-            theirs = formula(release_config(config, klass), length)
-            compared = int(compare_rows(cli, options, length)["nemo-automodel"]["exact"])
+            row = compare_rows(cli, options, length)["nemo-automodel"]
+            if row["flops"] is None:
+                print(f"{options[1]:<24} {length:>7}  nemo-automodel   not expressible: {row['reason']}")
+                continue
+            theirs = formula(config, length)
+            compared = int(row["exact"])
             outcome = Outcome.AGREE if agree(theirs, compared) else Outcome.DIFFER
             differ += outcome is Outcome.DIFFER
-            print(f"{config:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {theirs:.15e}  "
+            print(f"{options[1]:<24} {length:>7}  nemo-automodel   {outcome.value:<7} theirs {theirs:.15e}  "
                   f"compare {compared}  ({source})")
             records.append({"options": options, "seq_length": length, "framework": "nemo-automodel",
                             "config_class": klass, "flops": float(theirs), "function": source.split(" (")[0]})

@@ -26,6 +26,8 @@
 //     (model_input.h) as Megatron-LM's function does (or where that refuses
 //     them, as Megatron-Bridge's does), which may differ from the
 //     checkpoint's architecture (Qwen3-Next's MTP layer);
+//   - hf_model_type is the config's top-level model_type (the class NeMo
+//     Automodel picks its formula by, in compare);
 //   - DSA indexers get grad mode kOff (a config does not say how the indexer
 //     trains); megatron_seq_length stays unset (a config has no training
 //     sequence length; max_position_embeddings is not one).

@@ -614,6 +614,12 @@ struct Model {
   // The seq_length Megatron-LM's accounting reads for packed batches: only its
   // DeepSeek-V4 sparse attention estimate uses it.
   std::optional<std::int64_t> megatron_seq_length;
+  // The model_type at the top of the Hugging Face config the model was
+  // imported from ("qwen3_5_moe" for Qwen3.5-35B-A3B's multimodal release,
+  // "qwen3_5_moe_text" for a text-only one); empty for every other source.
+  // Counting ignores it: it names the config class by which NeMo Automodel
+  // picks its formula (compare).
+  std::string hf_model_type;
   // Pipeline parallelism, when the input splits the decoder into stages (`|`
   // in a hybrid layer pattern): the number of decoder layers in each stage,
   // in order; a stage may hold none. Empty: the input names no stages.

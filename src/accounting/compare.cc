@@ -446,7 +446,35 @@ constexpr std::string_view kAutomodelFallback =
     "attention h wide and an ungated MLP of intermediate_size (half the layers routed when the config names "
     "num_experts_per_tok), whatever the model; compare does not model that estimate";
 
+// Hugging Face config types whose Transformers class NeMo Automodel maps no
+// formula from, though compare would count their models: it reads a
+// config by its class, not by the architecture the config describes.
+struct UnmappedConfigType {
+  std::string_view model_type, config_class, what;
+};
+constexpr UnmappedConfigType kAutomodelUnmapped[] = {
+    {"deepseek_v2", "DeepseekV2Config", "DeepSeek-V2's"},
+    {"gemma3", "Gemma3Config", "Gemma 3's multimodal"},
+    {"gemma3_text", "Gemma3TextConfig", "Gemma 3's text-only"},
+    {"llama4_text", "Llama4TextConfig", "Llama 4's text-only"},
+    {"mistral", "MistralConfig", "Mistral's"},
+    {"qwen3_5_text", "Qwen3_5TextConfig", "a text-only Qwen3.5"},
+};
+
 std::string automodel_cannot_express(const Model& model) {
+  // Qwen3.8-2.4T-A95B's release: the fallback reads intermediate_size, which
+  // Transformers' Qwen3_5MoeTextConfig removes.
+  if (model.hf_model_type == "qwen3_5_moe_text") {
+    return "NeMo Automodel maps no formula from Qwen3_5MoeTextConfig, the class of a text-only Qwen3.5-MoE config "
+           "(its Qwen3.5 formula is mapped from the multimodal Qwen3_5MoeConfig): get_flops_formula_for_hf_config "
+           "falls back to transformer_flops, which raises there (the class has no intermediate_size)";
+  }
+  for (const UnmappedConfigType& unmapped : kAutomodelUnmapped) {
+    if (model.hf_model_type == unmapped.model_type) {
+      return "NeMo Automodel maps no formula from " + std::string(unmapped.config_class) + ", the class of " +
+             std::string(unmapped.what) + " config" + std::string(kAutomodelFallback);
+    }
+  }
   if (has_mixer<DsaGqaAttention>(model)) {
     return "NeMo Automodel counts DSA only in its MLA formulas (deepseekv3_flops, mla_moe_flops: the indexer's queries "
            "from q_lora_rank); no formula, and no Hugging Face config type, has DSA over grouped-query attention";

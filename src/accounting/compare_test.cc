@@ -142,6 +142,34 @@ TEST(CompareTest, NemoRlQwen3AndLlamaFormulas) {
   }
 }
 
+// NeMo Automodel picks its formula by the Hugging Face config's class: the
+// same Llama-shaped model is counted from a llama config, but not from a
+// class it maps nothing from.
+TEST(CompareTest, NemoAutomodelReadsTheConfigClass) {
+  const auto automodel = [](const std::string& hf_model_type) {
+    Model llama = model_of({gqa_layer(dense()), gqa_layer(dense())});
+    llama.hf_model_type = hf_model_type;
+    return compare_frameworks(llama, 6, 1).value().frameworks[static_cast<std::size_t>(Framework::kNemoAutomodel)];
+  };
+  EXPECT_TRUE(automodel("").flops.has_value());
+  EXPECT_TRUE(automodel("llama").flops.has_value());
+  EXPECT_FALSE(automodel("mistral").flops.has_value());
+  EXPECT_EQ(automodel("mistral").reason,
+            "NeMo Automodel maps no formula from MistralConfig, the class of Mistral's config: "
+            "get_flops_formula_for_hf_config falls back to transformer_flops, which charges every layer multi-head "
+            "attention h wide and an ungated MLP of intermediate_size (half the layers routed when the config names "
+            "num_experts_per_tok), whatever the model; compare does not model that estimate");
+  EXPECT_EQ(automodel("qwen3_5_moe_text").reason,
+            "NeMo Automodel maps no formula from Qwen3_5MoeTextConfig, the class of a text-only Qwen3.5-MoE config "
+            "(its Qwen3.5 formula is mapped from the multimodal Qwen3_5MoeConfig): get_flops_formula_for_hf_config "
+            "falls back to transformer_flops, which raises there (the class has no intermediate_size)");
+  // The other frameworks read the architecture.
+  Model mistral = model_of({gqa_layer(dense())});
+  mistral.hf_model_type = "mistral";
+  const Comparison c = compare_frameworks(mistral, 6, 1).value();
+  EXPECT_TRUE(c.frameworks[static_cast<std::size_t>(Framework::kMegatronMain)].flops.has_value());
+}
+
 TEST(CompareTest, MlaWithMtpByEachFrameworksRule) {
   const Layer moe_layer{Mixer{mla()}, ChannelMixer{moe(kExpertFfn)}};
   const Model model = model_of({Layer{Mixer{mla()}, ChannelMixer{dense()}}, moe_layer}, {{moe_layer}});

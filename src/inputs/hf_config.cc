@@ -218,6 +218,7 @@ Result<HfImport> import_config(const json& config, UnknownFields unknown_fields)
   if (unknown_fields == UnknownFields::kRejected && !notes.unknown.empty()) return Error(notes.unknown.front());
   Model& model = imported.model;
   model.name = name && !name->empty() ? *name : *model_type;
+  model.hf_model_type = *model_type;
   TRAINFLOPS_RETURN_IF_ERROR(validate(model));
   return HfImport{std::move(model), std::move(imported.bridge_args), std::move(notes.ignored),
                   std::move(notes.assumed), std::move(notes.unknown)};
