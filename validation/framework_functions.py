@@ -14,11 +14,12 @@ not run: its rule counts the parameters of a built PyTorch module.
         /usr/bin/python3 -m validation.framework_functions [build/trainflops] [--write FILE]
         [--write-automodel FILE]
 
-MEGATRON_LM_DEV, a checkout of Megatron-LM's dev branch, is run on the
-DeepSeek-V4 configs and the hybrid (Mamba-2) models only (its function is the
-one compare's Megatron-LM DSA fix row stands for; main has no DeepSeek-V4
-attention, and its hybrid function leaves out the MTP projection the dev
-branch's counts).
+MEGATRON_LM_DEV, a checkout of Megatron-LM's dev branch with its DSA fix
+(pull request 6753), is run where it differs from main: the DSA models, the
+DeepSeek-V4 configs and the hybrid (Mamba-2) models (its function is the one
+compare's Megatron-LM DSA fix row stands for; main has no DSA fix and no
+DeepSeek-V4 attention, and its hybrid function leaves out the MTP projection
+the dev branch's counts).
 
 --write records the frameworks' numbers (tests/data/compare/
 framework_functions.jsonl holds one such run, which compare's tests read).
@@ -50,6 +51,8 @@ import megatron_baseline  # noqa: E402
 from validation import bridge_function  # noqa: E402
 
 LENGTHS = (1500, 4096, 131072)
+# The attention variants Megatron-LM's dev branch counts otherwise than main.
+DEV_VARIANTS = ("dsa", "dsv4_hybrid")
 # DeepSeek-V4 also at a length 4 does not divide (MaxText's CSA mask ratio
 # then differs from Megatron-LM's band).
 DSV4_LENGTHS = LENGTHS + (1001,)
@@ -781,9 +784,9 @@ def main():
             for name, (run, source) in runners.items():
                 if "num_layers" not in args and name != "maxtext":
                     continue  # no other framework's function has the model
-                if (name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") != "dsv4_hybrid"
+                if (name == "megatron-lm-dsa-fix" and args.get("experimental_attention_variant") not in DEV_VARIANTS
                         and not args.get("hybrid_layer_pattern")):
-                    continue  # Megatron-LM's dev branch: DeepSeek-V4 and hybrid patterns only
+                    continue  # Megatron-LM's dev branch: where it differs from main
                 row = rows[name]
                 if row["flops"] is None:
                     print(f"{case:<24} {length:>7}  {name:<16} not expressible: {row['reason']}")

@@ -97,6 +97,10 @@ struct DsaIndexer {
   // pools and selects topk / pool_size of them. 1 means no pooling.
   std::int64_t pool_size = 1;
   bool pool_tail = true;  // also attend the query's incomplete pool
+  // Megatron-LM's dev branch (its DSA fix) does not model the sparse loss:
+  // its function charges the scoring backward over every causal pair, as for
+  // the dense loss; megatron mode does too where this is set.
+  bool megatron_charges_dense_loss = false;
 
   bool operator==(const DsaIndexer&) const = default;
 };

@@ -4,6 +4,7 @@ import copy
 import inspect
 import json
 import types
+from pathlib import Path
 
 import pytest
 
@@ -351,3 +352,22 @@ def test_threads_with_computed_arguments_get_their_own_count():
     finally:
         sys.setswitchinterval(switch_interval)
     assert wrong == []
+
+
+def test_the_dev_branch_charges_the_sparse_loss_as_the_dense_one():
+    """Megatron-LM's dev branch (its DSA fix) does not model the sparse KL
+    loss: its own function's numbers on GLM-5.2 with each loss
+    (tests/data/compare/framework_functions.jsonl)."""
+    root = Path(__file__).resolve().parents[2]
+    preset = json.loads((root / "presets" / "glm-5.2.json").read_text())["args"]
+    records = [json.loads(line) for line in (root / "tests/data/compare/framework_functions.jsonl").open()]
+    checked = 0
+    for record in records:
+        if record["framework"] != "megatron-lm-dsa-fix" or record["options"][:2] != ["--preset", "glm-5.2"] \
+                or len(record["options"]) != 4:
+            continue
+        args = argparse.Namespace(**{**preset, "seq_length": record["seq_length"], "dsa_indexer_loss_coeff": 0.001,
+                                     "dsa_indexer_use_sparse_loss": record["options"][3] == "sparse"})
+        assert trainflops.megatron_dev.num_floating_point_operations(args, 1) == record["flops"]
+        checked += 1
+    assert checked == 6

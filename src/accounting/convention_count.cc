@@ -209,7 +209,10 @@ void add_dsa(const DsaAttention& attention, std::int64_t h, const Conventions& c
   switch (c.indexer) {
     case IndexerRule::kModel: break;
     case IndexerRule::kExecuted: mode = kExecutedMode; break;
-    case IndexerRule::kMegatron: mode = kMegatronMode, half_square = true; break;
+    case IndexerRule::kMegatron:
+      charged.indexer.megatron_charges_dense_loss = true;
+      mode = kMegatronMode, half_square = true;
+      break;
     case IndexerRule::kTrainedFully:
       if (sum.length() <= *indexer.topk) return;  // the causal mask alone selects every key
       charged.indexer.grad_mode = DsaIndexer::GradMode::kFull;
@@ -590,7 +593,7 @@ std::string choice_text(ConventionKind kind, const Conventions& c) {
       switch (c.indexer) {
         case IndexerRule::kModel: return "by grad mode";
         case IndexerRule::kExecuted: return "by grad mode, head weighting, teacher logits";
-        case IndexerRule::kMegatron: return "by grad mode, L^2/2 pairs";
+        case IndexerRule::kMegatron: return "by grad mode (a sparse loss as the dense one), L^2/2 pairs";
         case IndexerRule::kTrainedFully: return "every layer, trained x3, head weighting, L^2/2 pairs";
         case IndexerRule::kEveryLayerAllPairs: return "every layer, trained x3, all L^2 pairs";
         case IndexerRule::kNone: return "not counted";

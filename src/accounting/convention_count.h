@@ -54,7 +54,7 @@ enum class DsaCoreRule {
 enum class IndexerRule {
   kModel,         // by grad mode, scoring nh hd per pair, exact pairs
   kExecuted,      // also the head weighting (nh per pair) and the KL loss's teacher logits, exact pairs
-  kMegatron,      // by grad mode, nh hd per pair over L^2/2 (top-k backward: L e - e^2/2)
+  kMegatron,      // by grad mode, a sparse loss's backward as the dense loss's, nh hd per pair over L^2/2
   kTrainedFully,  // on every layer (no index sharing), every GEMM trained (x3), head weighting,
                   // L^2/2 pairs; none when L <= k
   kEveryLayerAllPairs,  // on every layer (no index sharing), every GEMM trained (x3), all L^2 pairs

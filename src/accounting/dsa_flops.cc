@@ -74,7 +74,7 @@ void append_indexer_terms(const DsaIndexer& indexer, std::int64_t hidden_size, s
                                  scoring, backward});
       return;
     case DsaIndexer::GradMode::kSparse:
-      backward.per = selected_pairs(indexer);
+      if (is_exact(convention) || !indexer.megatron_charges_dense_loss) backward.per = selected_pairs(indexer);
       terms.insert(terms.end(), {term(Component::kIndexerProjections, kTokens, projections, kForwardAndWeightGradient),
                                  scoring, backward});
       return;

@@ -1068,6 +1068,26 @@ Result<MegatronBranch> parse_megatron_branch(std::string_view text) {
   return Error(message);
 }
 
+namespace {
+
+// The dev branch's function, which carries Megatron-LM's DSA fix, charges an
+// indexer trained by the sparse loss as by the dense one.
+void charge_sparse_loss_as_dense(Model& model) {
+  const auto charge = [](Layer& layer) {
+    if (!layer.mixer) return;
+    std::visit(Overloaded{[](OneOf<DsaAttention, DsaGqaAttention> auto& attention) {
+                            attention.indexer.megatron_charges_dense_loss =
+                                attention.indexer.grad_mode == DsaIndexer::GradMode::kSparse;
+                          },
+                          [](const auto&) {}},
+               *layer.mixer);
+  };
+  model.layers.edit_each(charge);
+  for (LayerStack& depth : model.mtp_depths) depth.edit_each(charge);
+}
+
+}  // namespace
+
 bool has_linear_attention_variant(const MegatronArgs& args) {
   const std::string variant = args.experimental_attention_variant.value_or("");
   return variant == "gdn" || variant == "gdn2" || variant == "gated_delta_net" || variant == "kda";
@@ -1088,6 +1108,7 @@ Result<Model> model_from_megatron_args(const MegatronArgs& a, MegatronBranch bra
                                 required("num_residual_streams", a.num_residual_streams, "with enable_hyper_connections"));
     built.value().hyper_connections = HyperConnections{HyperConnections::Variant::kManifold, streams, 0};
   }
+  if (branch == MegatronBranch::kDev) charge_sparse_loss_as_dense(built.value());
   TRAINFLOPS_RETURN_IF_ERROR(validate(built.value()));
   return built;
 }

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "trainflops/count.h"
+#include "trainflops/presets.h"
 
 namespace trainflops {
 namespace {
@@ -139,6 +143,37 @@ TEST(MegatronArgsTest, DsaWithoutTopkIsDenseInMegatronModeAlone) {
                     "as Megatron-LM's function does: every causal pair)");
     }
   }
+}
+
+// Megatron-LM's dev branch (its DSA fix) charges an indexer trained by the
+// sparse KL loss as by the dense one: what its own function returned on
+// GLM-5.2 with each loss (tests/data/compare/framework_functions.jsonl, from
+// validation/framework_functions.py). Main charges the sparse loss's scoring
+// backward over the selected pairs alone (docs/accounting.md, 7).
+TEST(MegatronArgsTest, DevChargesTheSparseLossAsTheDenseOne) {
+  std::ifstream in(std::string(TRAINFLOPS_TEST_DATA) + "/compare/framework_functions.jsonl");
+  std::size_t records = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    const std::vector<std::string> options = record.at("options");
+    if (record.at("framework") != "megatron-lm-dsa-fix" || options.size() != 4 || options[1] != "glm-5.2") continue;
+    SCOPED_TRACE(line);
+    MegatronArgs args = *find_preset("glm-5.2").value().args;
+    args.dsa_indexer_loss_coeff = 0.001;
+    args.dsa_indexer_use_sparse_loss = options[3] == "sparse";
+    const std::int64_t length = record.at("seq_length");
+    const auto megatron = [&](MegatronBranch branch) {
+      return count(model_from_megatron_args(args, branch).value(), Bshd{1, length}, Mode::kMegatron)
+          .value()
+          .total.value;
+    };
+    EXPECT_EQ(megatron(MegatronBranch::kDev), record.at("flops").get<double>());
+    if (options[3] == "sparse" && length > *args.dsa_indexer_topk) {  // else the top-k is every causal pair
+      EXPECT_LT(megatron(MegatronBranch::kMain), megatron(MegatronBranch::kDev));
+    }
+    ++records;
+  }
+  EXPECT_EQ(records, 6u);  // the dense and the sparse loss at 3 lengths
 }
 
 TEST(MegatronArgsTest, StandardPathLayers) {
