@@ -650,6 +650,12 @@ std::vector<std::string> automodel_recipe(const Model& model) {
         "callback, as this row, leaves them out"};
   }
   if (model.mtp_depths.empty() || !(has_mixer<MlaAttention>(model) || has_mixer<DsaAttention>(model))) return {};
+  // A config of another class (GLM's, read by its MLA formula) counts the
+  // MTP depths; a model from other sources may be either.
+  constexpr std::array<std::string_view, 4> kDeepseekV3Class = {"", "deepseek_v3", "deepseek_v32", "kimi_k2"};
+  if (std::find(kDeepseekV3Class.begin(), kDeepseekV3Class.end(), model.hf_model_type) == kDeepseekV3Class.end()) {
+    return {};
+  }
   return {"run on a DeepseekV3Config release (DeepSeek-V3, V3.2, Kimi-K2), NeMo Automodel's number leaves out the MTP "
           "depths: its DeepSeek-V3 formula reads mtp_num_layers, which those config.json files do not have (they name "
           "num_nextn_predict_layers); shown with them, as its MLA formula (GLM-5's class) counts them"};

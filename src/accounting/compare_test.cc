@@ -170,6 +170,25 @@ TEST(CompareTest, NemoAutomodelReadsTheConfigClass) {
   EXPECT_TRUE(c.frameworks[static_cast<std::size_t>(Framework::kMegatronMain)].flops.has_value());
 }
 
+// NeMo Automodel's DeepSeek-V3 formula, which a DeepseekV3Config release
+// reaches, leaves the MTP depths out; its MLA formula, which GLM's classes
+// reach, counts them: the recipe difference is named for the former alone.
+TEST(CompareTest, NemoAutomodelMtpRecipeFollowsTheConfigClass) {
+  const Layer moe_layer{Mixer{mla()}, ChannelMixer{moe(kExpertFfn)}};
+  const auto recipe = [&](const std::string& hf_model_type) {
+    Model model = model_of({moe_layer}, {{moe_layer}});
+    model.hf_model_type = hf_model_type;
+    return compare_frameworks(model, 6, 1)
+        .value()
+        .frameworks[static_cast<std::size_t>(Framework::kNemoAutomodel)]
+        .recipe_differences.size();
+  };
+  EXPECT_EQ(recipe("deepseek_v3"), 1u);
+  EXPECT_EQ(recipe(""), 1u);  // Megatron-LM arguments: the class is not known
+  EXPECT_EQ(recipe("glm4_moe_lite"), 0u);
+  EXPECT_EQ(recipe("glm_moe_dsa"), 0u);
+}
+
 TEST(CompareTest, MlaWithMtpByEachFrameworksRule) {
   const Layer moe_layer{Mixer{mla()}, ChannelMixer{moe(kExpertFfn)}};
   const Model model = model_of({Layer{Mixer{mla()}, ChannelMixer{dense()}}, moe_layer}, {{moe_layer}});
