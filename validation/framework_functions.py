@@ -698,7 +698,16 @@ def check_automodel(cli, checkout, records):
         for length in LENGTHS:
             row = compare_rows(cli, options, length)["nemo-automodel"]
             if row["flops"] is None:
-                print(f"{options[1]:<24} {length:>7}  nemo-automodel   not expressible: {row['reason']}")
+                # A row that says the formula raises: it must.
+                try:
+                    formula(config, length)
+                    raised = None
+                except Exception as error:  # what the row describes
+                    raised = f"{type(error).__name__}: {error}"
+                if "raises" in row["reason"] and raised is None:
+                    differ += 1
+                print(f"{options[1]:<24} {length:>7}  nemo-automodel   not expressible: {row['reason']}"
+                      f"{f' (it raised {raised})' if raised else ''}")
                 continue
             theirs = formula(config, length)
             compared = int(row["exact"])
