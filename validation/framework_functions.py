@@ -351,6 +351,18 @@ def release_config(config, klass):
         return config_object(json.load(f), klass)
 
 
+def deepseek_mla_args(config):
+    """The Megatron-LM arguments a DeepSeek-V3-style config's names give
+    directly: the layers, widths and vocabulary, MLA's ranks and head
+    dimensions, SwiGLU MLPs."""
+    return {
+        "num_layers": config["num_hidden_layers"], "hidden_size": config["hidden_size"],
+        "ffn_hidden_size": config["intermediate_size"], "num_attention_heads": config["num_attention_heads"],
+        "multi_latent_attention": True, "q_lora_rank": config["q_lora_rank"], "kv_lora_rank": config["kv_lora_rank"],
+        "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
+        "v_head_dim": config["v_head_dim"], "swiglu": True, "padded_vocab_size": config["vocab_size"]}
+
+
 def glm4_moe_lite_args(config):
     """GLM-4.7-Flash's release config (glm4_moe_lite: DeepSeek-V3's
     architecture) as Megatron-LM arguments, as the DeepSeek-V3 preset gives
@@ -358,11 +370,7 @@ def glm4_moe_lite_args(config):
     experts' width summed, the router's expert bias, MTP depths."""
     layers, dense = config["num_hidden_layers"], config["first_k_dense_replace"]
     return {
-        "num_layers": layers, "hidden_size": config["hidden_size"], "ffn_hidden_size": config["intermediate_size"],
-        "num_attention_heads": config["num_attention_heads"], "multi_latent_attention": True,
-        "q_lora_rank": config["q_lora_rank"], "kv_lora_rank": config["kv_lora_rank"],
-        "qk_head_dim": config["qk_nope_head_dim"], "qk_pos_emb_head_dim": config["qk_rope_head_dim"],
-        "v_head_dim": config["v_head_dim"], "swiglu": True, "padded_vocab_size": config["vocab_size"],
+        **deepseek_mla_args(config),
         "num_experts": config["n_routed_experts"], "moe_layer_freq": [0] * dense + [1] * (layers - dense),
         "moe_router_topk": config["num_experts_per_tok"], "moe_ffn_hidden_size": config["moe_intermediate_size"],
         "moe_shared_expert_intermediate_size": config["n_shared_experts"] * config["moe_intermediate_size"],
@@ -460,11 +468,7 @@ def kimi_k3_bridge_args(text):
     linear = text["linear_attn_config"]
     layers = text["num_hidden_layers"]
     return {
-        "num_layers": layers, "hidden_size": text["hidden_size"], "ffn_hidden_size": text["intermediate_size"],
-        "num_attention_heads": text["num_attention_heads"], "multi_latent_attention": True,
-        "q_lora_rank": text["q_lora_rank"], "kv_lora_rank": text["kv_lora_rank"],
-        "qk_head_dim": text["qk_nope_head_dim"], "qk_pos_emb_head_dim": text["qk_rope_head_dim"],
-        "v_head_dim": text["v_head_dim"], "swiglu": True, "padded_vocab_size": text["vocab_size"],
+        **deepseek_mla_args(text),
         "num_experts": text["num_experts"], "moe_router_topk": text["num_experts_per_token"],
         "moe_ffn_hidden_size": text["moe_intermediate_size"], "moe_latent_size": text["routed_expert_hidden_size"],
         "moe_shared_expert_intermediate_size": text["moe_intermediate_size"] * text["num_shared_experts"],
